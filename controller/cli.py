@@ -1,0 +1,115 @@
+"""The `sowboard` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from controller.rules import VARIANTS, OptionError, find_variant
+from controller.rules.options import describe_option, parse_option_assignment
+from controller.rules.record import RecordError, parse_record, replay
+
+
+class CommandError(Exception):
+    """A user error: printed as one line, exit status 2 (never a traceback)."""
+
+
+def _parse_overrides(assignments: Sequence[str] | None) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for text in assignments or ():
+        try:
+            name, value = parse_option_assignment(text)
+        except OptionError as err:
+            raise CommandError(f"--option: {err}") from None
+        overrides[name] = value
+    return overrides
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    path = Path(args.record)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise CommandError(f"{path}: cannot read: {err}") from None
+    overrides = _parse_overrides(args.option)
+    try:
+        record = parse_record(text, variant=args.variant)
+        out = sys.stdout
+        for line in replay(record, overrides):
+            out.write(json.dumps(line, separators=(", ", ": ")) + "\n")
+    except RecordError as err:
+        sys.stdout.flush()
+        raise CommandError(f"{path}: {err}") from None
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    names = [args.variant] if args.variant else list(VARIANTS)
+    for name in names:
+        try:
+            variant = find_variant(name)
+        except OptionError as err:
+            raise CommandError(str(err)) from None
+        options = variant.options().to_json()
+        print(f"{variant.name}: {variant.description}")
+        for option, value in options.items():
+            allowed, meaning = describe_option(option)
+            restricted = variant.restrict.get(option)
+            if restricted is not None:
+                allowed = "one of " + ", ".join(json.dumps(v) for v in restricted)
+            print(f"  {option:26} {json.dumps(value):18} {meaning}; {allowed}")
+        print()
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "rules":
+        from controller.bench.rules import main as bench_rules
+
+        return bench_rules(seconds=args.seconds, repeats=args.repeats)
+    raise CommandError(f"bench: unknown benchmark {args.what!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sowboard", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("replay", help="replay a game record, one JSON line per move")
+    p.add_argument("record", help="the record file (JSON)")
+    p.add_argument("--variant", help="play the record as this variant")
+    p.add_argument(
+        "--option", action="append", metavar="NAME=VALUE", help="override an option (repeatable)"
+    )
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("rules", help="list the variants and their options with defaults")
+    p.add_argument("variant", nargs="?", help="only this variant")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("bench", help="benchmarks that print figures")
+    p.add_argument("what", choices=["rules"], help="what to measure")
+    p.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
+    p.add_argument("--repeats", type=int, default=5, help="measurements per figure (median)")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except CommandError as err:
+        print(f"sowboard {args.command}: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
