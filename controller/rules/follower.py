@@ -18,6 +18,7 @@ make the right step.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -135,6 +136,19 @@ class StepFollower:
     @classmethod
     def from_game(cls, game: Game) -> StepFollower:
         return cls(game.rules, list(game.board), game.to_move, game.history.copy(), game.outcome)
+
+    def copy(self) -> StepFollower:
+        """An independent copy (the rules are shared): the referee keeps one to undo a guess."""
+        other = StepFollower.__new__(StepFollower)
+        other.__dict__.update(self.__dict__)
+        other.board = list(self.board)
+        other.hands = tuple(dataclasses.replace(h, pending=list(h.pending)) for h in self.hands)  # type: ignore[assignment]
+        other.history = self.history.copy()
+        other.pending_sweeps = list(self.pending_sweeps)
+        other.finish_order = list(self.finish_order)
+        other.completed = list(self.completed)
+        other._bookkeeping = deque(self._bookkeeping)
+        return other
 
     # -- what may come next ---------------------------------------------------------------------
 

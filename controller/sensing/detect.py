@@ -1,0 +1,235 @@
+"""Signal processing: raw readings of each cell to onsets and settled weight changes.
+
+Knows grams and time, never rules. Per cell it tells apart:
+
+- a **glitch sample** (one wild read: HX711 bit errors, a power-down read): dropped;
+- an **impact spike** (a seed landing rings the cup for tens of ms): the onset is reported at
+  once, the change only once the level has settled;
+- a **finger resting on a cup** or a **knock on the table**: a change that goes away again
+  settles back to the old level, so no settled change is reported (a knock also moves many cells
+  at once, which marks it as common-mode);
+- **drift and creep**: slow changes below the onset threshold are followed by the rest level.
+
+>>> d = CellDetector(rate_sps=80, seed_g=5.0, noise_g=0.02)
+>>> events = [d.update(0.0125 * k, 100.0) for k in range(20)]     # at rest at 100 g
+>>> [e for e in events if e]
+[]
+>>> trace = [100 + 5 * f for f in (0.25, 1.9, 1.4, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
+>>> out = [d.update(0.0125 * (20 + k), g) for k, g in enumerate(trace)]
+>>> [type(e).__name__ for e in out if e]
+['Onset', 'Settled']
+>>> round(next(e for e in out if isinstance(e, Settled)).change_g, 2)
+5.0
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Onset:
+    """The reading of `cell` left its rest level at `t` (first sample beyond the threshold)."""
+
+    cell: int
+    t: float
+    rise_g: float
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """`cell` came to rest at `level_g`, `change_g` from the previous rest level.
+
+    `change_g` may be about zero: a press or knock that went away again (`transient`).
+    """
+
+    cell: int
+    t: float
+    onset_t: float
+    level_g: float
+    change_g: float
+    peak_g: float  # the largest excursion from the old rest level while active
+
+
+Event = Onset | Settled
+
+
+class CellDetector:
+    """One cell's grams in, `Onset` and `Settled` events out.
+
+    Thresholds scale with the seed mass and the cell's noise: an onset needs a move of
+    `onset_seeds` seeds (or 6 sigma of noise, whichever is larger); settling needs the last
+    `settle_samples` readings to agree within `settle_seeds` seeds (or 5 sigma).
+    """
+
+    def __init__(
+        self,
+        cell: int = 0,
+        *,
+        rate_sps: float = 80.0,
+        seed_g: float = 5.4,
+        noise_g: float = 0.02,
+        onset_seeds: float = 0.3,
+        settle_seeds: float = 0.08,
+        glitch_g: float = 400.0,
+        track_rate: float = 0.02,
+    ) -> None:
+        self.cell = cell
+        self.rate_sps = rate_sps
+        self.seed_g = seed_g
+        self.noise_g = noise_g
+        self.onset_g = max(onset_seeds * seed_g, 6 * noise_g)
+        self.settle_g = max(settle_seeds * seed_g, 5 * noise_g)
+        self.glitch_g = glitch_g
+        self.track_rate = track_rate
+        # The HX711 needs 4 samples to follow a step; wait that long after the onset, and for a
+        # window long enough to span a landing's ring (about 60 ms) at 80 SPS.
+        self.settle_samples = 4 if rate_sps >= 40 else 2
+        self.min_active = 4 if rate_sps >= 40 else 3
+        self.rest: float | None = None
+        self.last: float | None = None
+        self.active = False
+        self.onset_t = 0.0
+        self.peak = 0.0
+        self.since_onset = 0
+        self.window: deque[float] = deque(maxlen=self.settle_samples)
+        self._held: tuple[float, float] | None = None  # a suspect sample waiting for the next
+        self.glitches = 0
+        self.samples = 0
+
+    @property
+    def level(self) -> float:
+        """The latest accepted reading (grams)."""
+        return 0.0 if self.last is None else self.last
+
+    @property
+    def rise(self) -> float:
+        """How far the latest reading is from the rest level (grams)."""
+        if self.rest is None or self.last is None:
+            return 0.0
+        return self.last - self.rest
+
+    def update(self, t: float, grams: float | None) -> Event | None:
+        """Feed one reading (None: missing). Returns at most one event."""
+        if grams is None:
+            return None
+        self.samples += 1
+        if self.last is None:
+            self.last = self.rest = grams
+            self.window.append(grams)
+            return None
+        held = self._held
+        if held is not None:
+            self._held = None
+            if abs(grams - self.last) < self.glitch_g / 2:
+                self.glitches += 1  # the suspect sample was alone: a glitch, dropped
+            else:
+                first = self._accept(held[0], held[1])  # a real jump: take both in turn
+                return self._accept(t, grams) or first
+        elif abs(grams - self.last) > self.glitch_g:
+            self._held = (t, grams)
+            return None
+        return self._accept(t, grams)
+
+    def _accept(self, t: float, grams: float) -> Event | None:
+        self.last = grams
+        self.window.append(grams)
+        rest = self.rest
+        assert rest is not None
+        if not self.active:
+            if abs(grams - rest) > self.onset_g:
+                self.active = True
+                self.onset_t = t
+                self.peak = grams - rest
+                self.since_onset = 1
+                return Onset(self.cell, t, grams - rest)
+            # At rest: follow drift and creep slowly, but not the first samples of a change.
+            if abs(grams - rest) <= self.settle_g:
+                self.rest = rest + self.track_rate * (grams - rest)
+            return None
+        self.since_onset += 1
+        if abs(grams - rest) > abs(self.peak):
+            self.peak = grams - rest
+        window = self.window
+        if self.since_onset >= self.min_active and len(window) == window.maxlen:
+            if max(window) - min(window) <= self.settle_g:
+                level = sum(window) / len(window)
+                self.active = False
+                self.rest = level
+                return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
+        return None
+
+    def set_rest(self, grams: float) -> None:
+        """Re-zero the rest level (zero tracking on a pit known to be empty and at rest)."""
+        if not self.active and self.rest is not None:
+            delta = grams - self.rest
+            self.rest = grams
+            if self.last is not None:
+                self.last += delta
+
+
+@dataclass(frozen=True)
+class BoardEvents:
+    """What one frame brought: per-cell events, and whether it looks like a knock."""
+
+    t: float
+    events: list[Event]
+    common_mode: bool
+
+
+class BoardDetector:
+    """All cells of a board: raw frames to grams to events, with common-mode (knock) marking.
+
+    `calibration` gives per cell (zero offset in raw counts, raw counts per gram).
+    """
+
+    def __init__(
+        self,
+        calibration: list[tuple[float, float]],
+        *,
+        rate_sps: float = 80.0,
+        seed_g: float = 5.4,
+        noise_g: float = 0.02,
+        knock_cells: int = 3,
+    ) -> None:
+        self.calibration = list(calibration)
+        self.cells = [
+            CellDetector(i, rate_sps=rate_sps, seed_g=seed_g, noise_g=noise_g)
+            for i in range(len(calibration))
+        ]
+        self.knock_cells = knock_cells
+        self.common_until = -1.0
+        self.frames = 0
+
+    def grams(self, cell: int, raw: int) -> float:
+        offset, scale = self.calibration[cell]
+        return (raw - offset) / scale
+
+    def update(self, t: float, raw: tuple[int | None, ...]) -> BoardEvents:
+        self.frames += 1
+        events: list[Event] = []
+        onsets = 0
+        cal = self.calibration
+        for cell, value in zip(self.cells, raw, strict=False):
+            if value is None:
+                continue
+            offset, scale = cal[cell.cell]
+            event = cell.update(t, (value - offset) / scale)
+            if event is not None:
+                events.append(event)
+                if isinstance(event, Onset):
+                    onsets += 1
+        if onsets >= self.knock_cells:
+            # Hands move one or two places at a time; many cells starting together is the
+            # table being knocked. Remember it for a moment so late settles are judged too.
+            self.common_until = t + 0.5
+        return BoardEvents(t, events, t <= self.common_until)
+
+    def levels(self) -> list[float]:
+        return [
+            c.level if c.rest is None else (c.rest if not c.active else c.level) for c in self.cells
+        ]
+
+    def at_rest(self) -> bool:
+        return not any(c.active for c in self.cells)
