@@ -152,12 +152,15 @@ class CellDetector:
         if abs(grams - rest) > abs(self.peak):
             self.peak = grams - rest
         window = self.window
-        if self.since_onset >= self.min_active and len(window) == window.maxlen:
-            if max(window) - min(window) <= self.settle_g:
-                level = sum(window) / len(window)
-                self.active = False
-                self.rest = level
-                return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
+        if (
+            self.since_onset >= self.min_active
+            and len(window) == window.maxlen
+            and max(window) - min(window) <= self.settle_g
+        ):
+            level = sum(window) / len(window)
+            self.active = False
+            self.rest = level
+            return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
         return None
 
     def set_rest(self, grams: float) -> None:
