@@ -60,7 +60,7 @@ def per_call_rate(rules: Rules, seed: int = 1) -> Callable[[float], tuple[int, f
 
 def openspiel_rate(name: str, seed: int = 1) -> Callable[[float], tuple[int, float]] | None:
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game(name)

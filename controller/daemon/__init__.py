@@ -1,0 +1,1 @@
+"""The daemon: one loop owns the state (frames -> referee -> LEDs -> status)."""

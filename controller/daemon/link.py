@@ -1,0 +1,69 @@
+"""What the web layer may see of the daemon and ask of it.
+
+The daemon's loop owns every piece of state. It publishes an immutable JSON-able status
+snapshot with a version number after each change; the web layer reads snapshots and sends
+commands, which the loop carries out in its own time (Klipper's model: components expose
+`get_status()`, clients get what changed).
+
+Status snapshot (all keys always present; places are `[player, pit]` / `[player, "store"]`):
+
+    {
+      "version": 17,                     # increases with every published change
+      "sim": true,                       # the simulated board is running (the page can play)
+      "board": {"name": "congkak7", "pits": 7, "led_count": 18,
+                "places": [{"place": [0, 0], "cell": 0, "leds": [0]}, ...],
+                "idle_cells": []},
+      "game": {"variant": "congkak", "options": {...all options...},
+               "position": {"pits": [[..], [..]], "stores": [a, b], "to_move": 0,
+                            "over": false, "winner": null},
+               "hand": [0, 0],           # seeds believed in each hand
+               "expected": [[0, 3]],     # where the next step may happen
+               "expected_kind": "pickup",# pickup | sow | capture | sweep | none
+               "phase": "start",         # start | sowing | relay | capturing | sweeping | over
+               "history": [{"ply": 1, "player": 0, "pit": 3}],
+               "record": {"variant": ..., "options": ..., "moves": [...]},  # RULES.md 5
+               "turn_timer": {"limit_s": null, "elapsed_s": 3.2}},
+      "flags": [{"id": 4, "t": 12.3, "kind": "wrong_pit", "at": [1, 2],
+                 "expected": [[1, 3]], "active": true, "detail": ""}],
+      "leds": {"colors": ["#000000", ...],            # one per LED index, as shown
+               "places": {"0,0": {"color": "#1f77ff", "effect": "pulse"}, ...},
+               "current_a": 0.42, "brightness": 0.4},
+      "mode": "play",                    # play | teach | demo
+      "sensors": [{"cell": 0, "place": [0, 0], "raw": 123456, "grams": 37.8,
+                   "noise_g": 0.02, "rate_sps": 80.1, "fault": null}]
+    }
+
+Commands (`command(name, args)`): `new_game` {variant?, options?}, `undo` {}, `calibrate`
+{stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, and on the simulated board
+`sim_move` {pit} (the virtual hand plays that move for the player to move), `sim_mistake`
+{kind} (one of the flag kinds the simulator can act out), `sim_actions` {actions: [...]}
+(SIMULATION.md physical actions, times relative to now). A rejected command raises
+`CommandError(field, message)`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class CommandError(ValueError):
+    """A command the daemon refuses; `field` names the offending argument (or "command")."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class DaemonLink(Protocol):
+    def get_status(self) -> dict[str, Any]:
+        """The latest published snapshot."""
+        ...
+
+    def wait_for_change(self, since_version: int, timeout: float) -> dict[str, Any] | None:
+        """Block until a snapshot newer than `since_version` exists (None on timeout)."""
+        ...
+
+    def command(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Carry out a command (raises CommandError); returns a small JSON-able result."""
+        ...

@@ -1,0 +1,1 @@
+"""Light guidance: what each place shows (patterns) and how it reaches the LEDs (backends)."""
