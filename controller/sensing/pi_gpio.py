@@ -1,0 +1,299 @@
+"""Pi-only sample source: every HX711 on one shared clock line, one DOUT line each, via lgpio.
+
+Wiring (HARDWARE.md, "HX711"): all chips share SCK, each has its own DOUT, so one clock reads all
+of them at once: 17 GPIO for 16 cells. One read:
+
+1. Wait until every expected DOUT is low (data ready), polling all DOUT lines with one
+   `group_read`, for at most `ready_timeout` seconds. A cell still high then is not in this frame
+   (None). A cell that missed twice in a row is no longer waited for, so an unplugged cell does
+   not slow the others; it rejoins as soon as its DOUT is low at a read. After `fault_after`
+   seconds without data `status()` has the fault "cell N: no data (unplugged?)".
+2. 25 / 26 / 27 pulses on SCK (gain A-128 / B-32 / A-64 for the next conversion), one
+   `group_read` of all DOUT lines after each of the first 24. Every clock-high phase is timed
+   with `time.perf_counter_ns`: if one lasted over 60 us the chips may have powered down in the
+   middle of the read (HARDWARE.md, "Linux user space timing"), so the whole read is discarded
+   (a frame of None) and counted in `status().discarded_reads`.
+3. The words are two's-complement 24-bit (`to_signed24`); the frame is stamped with
+   `time.monotonic()` taken when the data was ready.
+
+The reader runs in its own thread and hands frames over through a bounded queue, so a slow
+consumer (the web server) never stalls it; `read(timeout)` takes from that queue. lgpio is only
+imported here, lazily (it is in the `pi` extra), and any import or open error becomes a
+`SourceUnavailable` with a message that says what to do.
+
+>>> PiGpioConfig.default(14).dout[:3], PiGpioConfig.default(14).sck
+((5, 6, 12), 4)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from controller.sensing.frames import Frame, SourceStatus, to_signed24
+from controller.sensing.hwsource import CellHealth, FrameQueue, RateMeter, SourceUnavailable
+
+#: Clock pulses per read for each gain (datasheet: 25 = A-128, 26 = B-32, 27 = A-64).
+GAIN_PULSES = {128: 25, 32: 26, 64: 27}
+
+#: The Pi-only build's pins (BCM numbers); hardware/wiring.py prints them per board.
+PI_SCK_GPIO = 4
+PI_DOUT_GPIOS = (5, 6, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)
+PI_LED_GPIO = 10  # SPI0 MOSI: NeoPixels through rpi_ws281x's SPI mode, no root
+PI_BUTTON_GPIOS = {"new_game": 2, "undo": 3, "hint": 14, "mode": 15}
+
+#: A read that kept SCK high longer than this may have powered the chips down.
+MAX_HIGH_US = 60.0
+
+#: Consecutive misses after which a cell is no longer waited for.
+ABSENT_AFTER = 2
+
+
+@dataclass(frozen=True)
+class PiGpioConfig:
+    """Pins and timing of the Pi-only reader. `dout[i]` is the DOUT GPIO of cell i."""
+
+    sck: int
+    dout: tuple[int, ...]
+    gain: int = 128
+    ready_timeout: float = 0.25  # longer than a 10 SPS period (100 ms, loose oscillator)
+    gpiochip: int = 0  # header GPIOs: gpiochip0 (Pi 5 on kernels before 6.6.45: gpiochip4)
+    max_high_us: float = MAX_HIGH_US
+    fault_after: float = 2.0
+    poll_interval: float = 0.0005
+    queue_size: int = 32
+    pull_up: bool = True  # an unplugged DOUT then reads high, like a chip with nothing ready
+
+    def __post_init__(self) -> None:
+        if self.gain not in GAIN_PULSES:
+            raise ValueError(f"gain must be one of {sorted(GAIN_PULSES)}, not {self.gain}")
+        if not self.dout:
+            raise ValueError("at least one DOUT pin is needed")
+        if len(set(self.dout)) != len(self.dout):
+            raise ValueError(f"DOUT pins must differ: {self.dout}")
+        if self.sck in self.dout:
+            raise ValueError(f"SCK GPIO {self.sck} is also a DOUT pin")
+        if self.ready_timeout <= 0:
+            raise ValueError("ready_timeout must be positive")
+
+    @property
+    def pulses(self) -> int:
+        return GAIN_PULSES[self.gain]
+
+    @classmethod
+    def default(cls, cell_count: int, **options: Any) -> PiGpioConfig:
+        """The Pi-only build's wiring (hardware/WIRING.md) for `cell_count` cells."""
+        if not 1 <= cell_count <= len(PI_DOUT_GPIOS):
+            raise ValueError(
+                f"the Pi-only build has DOUT pins for {len(PI_DOUT_GPIOS)} cells, not {cell_count};"
+                " a bigger board needs the Pi + Pico build"
+            )
+        return cls(PI_SCK_GPIO, PI_DOUT_GPIOS[:cell_count], **options)
+
+
+@dataclass(frozen=True, slots=True)
+class PiGpioStatus(SourceStatus):
+    """`SourceStatus` plus the reader's counters."""
+
+    frames: int = 0
+    discarded_reads: int = 0  # a clock-high phase overran 60 us
+    ready_timeouts: int = 0  # reads where some expected cell was not ready in time
+    dropped_frames: int = 0  # the consumer fell behind the bounded queue
+    absent_cells: tuple[int, ...] = field(default=())
+
+
+def load_lgpio() -> ModuleType:
+    try:
+        return importlib.import_module("lgpio")
+    except Exception as err:  # ImportError, or a broken native library
+        raise SourceUnavailable(
+            f"lgpio not available ({err}): install the pi extra on a Raspberry Pi"
+            " (pip install -e '.[pi]')"
+        ) from err
+
+
+class PiGpioSource:
+    """HX711s on the Pi's own GPIO. `lgpio` may be injected (tests); by default it is imported."""
+
+    name = "pi-gpio"
+
+    def __init__(self, config: PiGpioConfig, *, lgpio: ModuleType | None = None) -> None:
+        self.config = config
+        self.cell_count = len(config.dout)
+        self._lg = lgpio if lgpio is not None else load_lgpio()
+        self._handle = self._open()
+        self._queue = FrameQueue(config.queue_size)
+        self._health = CellHealth(self.cell_count, config.fault_after)
+        self._rate = RateMeter()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._seq = 0
+        self._misses = [0] * self.cell_count
+        self._discarded = 0
+        self._timeouts = 0
+        self._error: str | None = None
+        self._thread = threading.Thread(target=self._run, name="pi-gpio-hx711", daemon=True)
+        self._thread.start()
+
+    # -- SampleSource -------------------------------------------------------------------------
+
+    def read(self, timeout: float | None = None) -> Frame | None:
+        return self._queue.get(timeout)
+
+    def status(self) -> PiGpioStatus:
+        with self._lock:
+            fault = self._error or self._health.fault()
+            return PiGpioStatus(
+                name=self.name,
+                connected=self._error is None and not self._closed,
+                rate_sps=round(self._rate.rate, 2),
+                fault=fault,
+                frames=self._seq,
+                discarded_reads=self._discarded,
+                ready_timeouts=self._timeouts,
+                dropped_frames=self._queue.dropped,
+                absent_cells=tuple(i for i, m in enumerate(self._misses) if m >= ABSENT_AFTER),
+            )
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self._queue.close()
+        self._release()
+
+    def __enter__(self) -> PiGpioSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- lgpio --------------------------------------------------------------------------------
+
+    def _open(self) -> int:
+        lg, cfg = self._lg, self.config
+        try:
+            handle = int(lg.gpiochip_open(cfg.gpiochip))
+        except Exception as err:
+            raise SourceUnavailable(
+                f"cannot open /dev/gpiochip{cfg.gpiochip} ({err}): is this a Raspberry Pi and"
+                " is the user in the gpio group?"
+            ) from err
+        try:
+            lg.gpio_claim_output(handle, cfg.sck, 0)  # SCK low: the chips run
+            flags = int(getattr(lg, "SET_PULL_UP", 0)) if cfg.pull_up else 0
+            lg.group_claim_input(handle, list(cfg.dout), flags)
+        except Exception as err:
+            with contextlib.suppress(Exception):
+                lg.gpiochip_close(handle)
+            pins = ", ".join(map(str, (cfg.sck, *cfg.dout)))
+            raise SourceUnavailable(
+                f"cannot claim GPIO {pins} ({err}): is another program using them?"
+            ) from err
+        return handle
+
+    def _release(self) -> None:
+        lg, handle = self._lg, self._handle
+        for call, arg in (
+            (lg.group_free, self.config.dout[0]),
+            (lg.gpio_free, self.config.sck),
+            (lg.gpiochip_close, None),
+        ):
+            with contextlib.suppress(Exception):
+                call(handle) if arg is None else call(handle, arg)
+
+    def _levels(self) -> int:
+        return int(self._lg.group_read(self._handle, self.config.dout[0])[1])
+
+    # -- the reader thread --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self._read_once()
+            except Exception as err:  # an lgpio error mid-run: report it and try again
+                with self._lock:
+                    self._error = f"GPIO read failed: {err}"
+                self._stop.wait(1.0)
+                continue
+            if self._error is not None:
+                with self._lock:
+                    self._error = None
+            if frame is not None:
+                self._queue.put(frame)
+
+    def _wait_ready(self) -> tuple[int, float] | None:
+        """Ready mask (bit i: cell i's DOUT low) once every expected cell is ready or the
+        timeout passed; None when closing."""
+        cfg = self.config
+        all_cells = (1 << self.cell_count) - 1
+        expected = sum(1 << i for i, m in enumerate(self._misses) if m < ABSENT_AFTER)
+        deadline = time.monotonic() + cfg.ready_timeout
+        while True:
+            ready = ~self._levels() & all_cells
+            now = time.monotonic()
+            if ready and ready & expected == expected:
+                return ready, now
+            if now >= deadline:
+                return ready, now
+            if self._stop.wait(cfg.poll_interval):
+                return None
+
+    def _read_once(self) -> Frame | None:
+        waited = self._wait_ready()
+        if waited is None:
+            return None
+        ready, t_ready = waited
+        for i in range(self.cell_count):
+            self._misses[i] = 0 if ready >> i & 1 else self._misses[i] + 1
+        if ready != (1 << self.cell_count) - 1:
+            with self._lock:
+                self._timeouts += 1
+        if not ready:
+            with self._lock:
+                self._health.all_missing(t_ready)
+            return None  # nothing to clock out
+        words, overran = self._clock_out()
+        if overran:
+            raw: tuple[int | None, ...] = (None,) * self.cell_count
+            with self._lock:
+                self._discarded += 1
+        else:
+            raw = tuple(
+                to_signed24(words[i]) if ready >> i & 1 else None for i in range(self.cell_count)
+            )
+        with self._lock:
+            self._seq += 1
+            self._health.update(t_ready, raw)
+            self._rate.add(t_ready)
+            return Frame(t_ready, raw, self._seq)
+
+    def _clock_out(self) -> tuple[list[int], bool]:
+        """All pulses of one read; the 24-bit word of every cell and whether a high overran."""
+        lg, handle, sck, leader = self._lg, self._handle, self.config.sck, self.config.dout[0]
+        write, group_read, clock = lg.gpio_write, lg.group_read, time.perf_counter_ns
+        limit_ns = int(self.config.max_high_us * 1000)
+        longest = 0
+        samples: list[int] = []
+        for pulse in range(self.config.pulses):
+            t0 = clock()
+            write(handle, sck, 1)
+            write(handle, sck, 0)
+            high = clock() - t0  # an upper bound of the time SCK was high
+            if high > longest:
+                longest = high
+            if pulse < 24:
+                samples.append(int(group_read(handle, leader)[1]))  # DOUT is valid while low
+        words = [0] * self.cell_count
+        for levels in samples:  # MSB first
+            for i in range(self.cell_count):
+                words[i] = (words[i] << 1) | (levels >> i & 1)
+        return words, longest > limit_ns

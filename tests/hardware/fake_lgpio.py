@@ -1,0 +1,141 @@
+"""A fake `lgpio` module wired to HX711 models, injected into the Pi-only reader (never installed).
+
+It implements the calls the reader makes (gpiochip_open/close, gpio_claim_output, gpio_write,
+group_claim_input, group_read, group_free, gpio_free) with lgpio's conventions: handles are ints,
+`group_read` returns `[group size, levels]` with bit i = the i-th GPIO of the claimed list, and
+errors raise `lgpio.error`.
+
+SCK edges are stamped with `time.perf_counter_ns()` when `gpio_write` is called and handed to the
+chips lazily, at the next `group_read`, so a clock-high phase costs the reader no more than a
+real ioctl would (HARDWARE.md: the reader must keep SCK high under 60 us).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+from collections.abc import Sequence
+
+from tests.hardware.hx711_model import HX711Model
+
+
+class LgpioError(Exception):
+    """Stands in for `lgpio.error`."""
+
+
+class FakeLgpio:
+    """The module's state: one gpiochip with HX711 chips on the DOUT lines of `wiring`."""
+
+    SET_PULL_UP = 32
+
+    def __init__(self, sck: int, wiring: dict[int, HX711Model], *, open_error: str | None = None):
+        self.sck = sck
+        self.wiring = wiring  # DOUT GPIO -> chip
+        self.open_error = open_error
+        self.error = LgpioError
+        self._lock = threading.Lock()
+        self._edges: list[tuple[bool, int]] = []
+        self._handles: set[int] = set()
+        self._outputs: dict[int, int] = {}
+        self._groups: dict[int, list[int]] = {}
+        self._stall_ns = 0  # injected delay inside the next clock-high phase
+        self.group_flags: int | None = None
+        self.high_phases = 0
+        self.closed = False
+
+    # -- test controls ------------------------------------------------------------------------
+
+    def stall_next_high(self, microseconds: float) -> None:
+        """Keep SCK high this long on the next pulse, as a preempted thread would."""
+        with self._lock:
+            self._stall_ns = int(microseconds * 1000)
+
+    def as_module(self) -> types.ModuleType:
+        module = types.ModuleType("lgpio")
+        for name in (
+            "gpiochip_open",
+            "gpiochip_close",
+            "gpio_claim_output",
+            "gpio_write",
+            "gpio_free",
+            "group_claim_input",
+            "group_read",
+            "group_free",
+        ):
+            setattr(module, name, getattr(self, name))
+        module.error = LgpioError  # type: ignore[attr-defined]
+        module.SET_PULL_UP = self.SET_PULL_UP  # type: ignore[attr-defined]
+        return module
+
+    # -- the lgpio calls the reader uses ------------------------------------------------------
+
+    def gpiochip_open(self, gpiochip: int) -> int:
+        if self.open_error:
+            raise LgpioError(self.open_error)
+        handle = 7 | (gpiochip << 16)
+        self._handles.add(handle)
+        return handle
+
+    def gpiochip_close(self, handle: int) -> int:
+        self._check(handle)
+        self._handles.discard(handle)
+        self.closed = True
+        return 0
+
+    def gpio_claim_output(self, handle: int, gpio: int, level: int = 0, lFlags: int = 0) -> int:
+        self._check(handle)
+        self._outputs[gpio] = level
+        return 0
+
+    def gpio_free(self, handle: int, gpio: int) -> int:
+        self._outputs.pop(gpio, None)
+        return 0
+
+    def group_claim_input(self, handle: int, gpio: Sequence[int], lFlags: int = 0) -> int:
+        self._check(handle)
+        self._groups[gpio[0]] = list(gpio)
+        self.group_flags = lFlags
+        return 0
+
+    def group_free(self, handle: int, gpio: int) -> int:
+        self._groups.pop(gpio, None)
+        return 0
+
+    def gpio_write(self, handle: int, gpio: int, level: int) -> int:
+        t = time.perf_counter_ns()
+        if gpio not in self._outputs:
+            raise LgpioError("GPIO not an output")
+        self._outputs[gpio] = level
+        if gpio == self.sck:
+            self._edges.append((bool(level), t))
+            if level:
+                self.high_phases += 1
+                if self._stall_ns:
+                    stall, self._stall_ns = self._stall_ns, 0
+                    end = t + stall
+                    while time.perf_counter_ns() < end:
+                        pass
+        return 0
+
+    def group_read(self, handle: int, gpio: int) -> list[int]:
+        self._check(handle)
+        lines = self._groups.get(gpio)
+        if lines is None:
+            raise LgpioError("GPIO not in a group")
+        now = time.perf_counter_ns()
+        edges, self._edges = self._edges, []
+        chips = list(self.wiring.values())
+        for level, t in edges:
+            for chip in chips:
+                chip.sck(level, t)
+        levels = 0
+        for bit, line in enumerate(lines):
+            chip = self.wiring.get(line)
+            level = 1 if chip is None else chip.dout(now)  # an unwired line floats to the pull-up
+            levels |= level << bit
+        return [len(lines), levels]
+
+    def _check(self, handle: int) -> None:
+        if handle not in self._handles:
+            raise LgpioError("bad handle")
