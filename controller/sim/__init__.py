@@ -1,0 +1,65 @@
+"""The simulated board (SIMULATION.md): seeds, hands and HX711 load cells, and a virtual player.
+
+The controller reads only `SimSource` frames; `SimWorld`'s truth, landings and action log are
+for reports and tests.
+"""
+
+from .player import (
+    MISTAKE_KINDS,
+    InjectedMistake,
+    MistakeNotPossible,
+    OpeningChoiceError,
+    Simulation,
+    VirtualPlayer,
+    build_simulation,
+    build_world,
+)
+from .scenario import (
+    ACTION_KINDS,
+    BUTTONS,
+    Action,
+    PlayerParams,
+    Scenario,
+    ScenarioError,
+    SensorParams,
+    default_board,
+    load_scenario,
+    parse_scenario,
+)
+from .world import (
+    ButtonPress,
+    CellCalibration,
+    Landing,
+    LoggedAction,
+    SimSource,
+    SimWorld,
+    action_end,
+)
+
+__all__ = [
+    "ACTION_KINDS",
+    "BUTTONS",
+    "MISTAKE_KINDS",
+    "Action",
+    "ButtonPress",
+    "CellCalibration",
+    "InjectedMistake",
+    "Landing",
+    "LoggedAction",
+    "MistakeNotPossible",
+    "OpeningChoiceError",
+    "PlayerParams",
+    "Scenario",
+    "ScenarioError",
+    "SensorParams",
+    "SimSource",
+    "SimWorld",
+    "Simulation",
+    "VirtualPlayer",
+    "action_end",
+    "build_simulation",
+    "build_world",
+    "default_board",
+    "load_scenario",
+    "parse_scenario",
+]

@@ -1,0 +1,504 @@
+"""The virtual player: pit choices turned into timed hand actions on the simulated board.
+
+It plays by the rules engine's own step lists (`Game.steps`): a pickup becomes a `grab` (press,
+then lift), a sown seed a `drop`, a capture or an end sweep a `move` to the right store, and the
+bookkeeping steps take no action. Tempo: every interval is `seconds_per_seed` times
+uniform(1 - jitter, 1 + jitter), and each hand has its own pace (a factor 0.85-1.15), so a slow
+child (1 seed/s) and an expert (8 seeds/s, drops 125 ms apart) are both just parameters.
+
+In a congkak simultaneous opening both hands play at once on the shared board: a
+`StepFollower` is fed the steps in the order they physically happen (a pickup happens when the
+seeds leave the cup, a seed when it lands), each hand taking its own next expected step, so the
+truth follows the rules however the two hands interleave.
+
+For benchmarks, `play_with_mistake` plays one move containing one mistake (SIMULATION.md's
+flag kinds) and the hands' correction, and records the mistake's kind, true time and place.
+
+>>> from controller.rules import Game
+>>> player = VirtualPlayer(Game("kalah"), rng=random.Random(1))
+>>> [a.kind for a in player.play(2)]            # pit 2 holds 3 seeds: pits 3, 4 and 5
+['grab', 'drop', 'drop', 'drop']
+>>> player.game.pits(0)
+(3, 3, 0, 4, 4, 4)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import Game, Phase, Place, Rules, Step, StepFollower, StepKind
+
+from .scenario import Action, PlayerParams, Scenario, ScenarioError
+from .world import GRAB_PRESS_S, GRAB_S, SimSource, SimWorld, action_end
+
+FIRST_MOVE_DELAY_S = 1.0  # quiet board before the first move, so a reader can settle its zeros
+THINK_MIN_S = 0.6  # pause before a move, at least this ...
+THINK_SEEDS = 4.0  # ... or this many seed intervals
+NOTICE_S = 1.0  # a player notices a mistake (the LEDs, a beep) and corrects it after this
+MIN_INTERVAL_S = 0.03
+HAND_PACE = (0.85, 1.15)
+
+MISTAKE_KINDS = (
+    "wrong_start",
+    "not_all_lifted",
+    "wrong_pit",
+    "extra_seed",
+    "opponent_store",
+    "seed_lost",
+    "foreign_seed",
+)
+
+
+Chooser = Callable[[int, list[int]], int]  # (hand, legal pits) -> pit
+
+
+class OpeningChoiceError(ValueError):
+    """A pit choice of the simultaneous opening that is not legal when its hand needs it."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+class MistakeNotPossible(ValueError):
+    """The game's position offers no move in which this kind of mistake can be made."""
+
+
+@dataclass(frozen=True)
+class InjectedMistake:
+    """A mistake the hands made: what, when it physically happened, where, and by which hand.
+
+    `t` is the lift time (seeds leave the cup) for `wrong_start` and `not_all_lifted`, the
+    landing time for seeds in the wrong place, the moment the seed fell off for `seed_lost`
+    (then `at` is where it was expected), and the moment the foreign seed went in.
+    """
+
+    kind: str
+    t: float
+    at: Place
+    hand: int
+    expected: Place | None = None  # where the seed or pickup belonged, when that is one place
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "t": round(self.t, 4),
+            "at": self.at.to_json(),
+            "hand": self.hand,
+            "expected": None if self.expected is None else self.expected.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A physical step of a move with what the hand holds just before it."""
+
+    step: Step
+    in_hand: int
+
+
+class VirtualPlayer:
+    """Plays whole moves of `game` as timed actions; `game` is kept in step with the truth.
+
+    `t` is when the hands are next free (the end of the last planned action); every method
+    appends to `actions` and returns the new ones. For a daemon: set `t = 0.0`, call `play`,
+    and `world.schedule(actions)` (relative to now).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        params: PlayerParams | None = None,
+        rng: random.Random | None = None,
+        t: float = 0.0,
+    ) -> None:
+        self.game = game
+        self.params = params or PlayerParams()
+        self.rng = rng or random.Random(0)
+        self.t = t
+        self.pace = (self.rng.uniform(*HAND_PACE), self.rng.uniform(*HAND_PACE))
+        self.actions: list[Action] = []
+        self.mistakes: list[InjectedMistake] = []
+        self.opening: StepFollower | None = None  # an opening that ran out of pit choices
+        self._moves = 0
+
+    # -- tempo ----------------------------------------------------------------------------------
+
+    def _factor(self) -> float:
+        j = self.params.jitter
+        return self.rng.uniform(1.0 - j, 1.0 + j)
+
+    def interval(self, hand: int) -> float:
+        """Time between two seeds of one hand."""
+        base = self.params.seconds_per_seed * self.pace[hand]
+        return max(MIN_INTERVAL_S, base * self._factor())
+
+    def think(self) -> float:
+        """The pause before a move (longer before the first, so the board starts at rest)."""
+        base = max(THINK_MIN_S, THINK_SEEDS * self.params.seconds_per_seed) * self._factor()
+        return max(base, FIRST_MOVE_DELAY_S) if self._moves == 0 and self.t == 0 else base
+
+    def _emit(self, action: Action) -> float:
+        """Record an action; returns when the hand is free for its next one."""
+        self.actions.append(action)
+        assert action.hand is not None
+        return action_end(action) + self.interval(action.hand)
+
+    def _step_action(self, step: Step, t: float, rules: Rules) -> Action:
+        at = step.at
+        assert at is not None
+        if step.kind is StepKind.PICKUP:
+            return Action(t, "grab", at=at, hand=step.player)
+        if step.kind is StepKind.SOW:
+            return Action(t, "drop", at=at, n=1, hand=step.player)
+        taker = step.player if step.kind is StepKind.CAPTURE else step.to_player
+        assert taker is not None
+        return Action(t, "move", at=at, to=Place(taker, "store"), hand=step.player)
+
+    # -- whole moves ----------------------------------------------------------------------------
+
+    def play(self, pit: int) -> list[Action]:
+        """Play `pit` for the player to move; IllegalMoveError (a ValueError) if not legal."""
+        self._check_turn()
+        start = len(self.actions)
+        steps = self.game.steps(pit)
+        t = self.t + self.think()
+        end = t
+        for step in steps:
+            if step.kind.physical:
+                action = self._step_action(step, t, self.game.rules)
+                end = action_end(action)
+                t = self._emit(action)
+        self.game.play(pit)
+        self._moves += 1
+        self.t = end
+        return self.actions[start:]
+
+    def _check_turn(self) -> None:
+        if self.opening is not None:
+            raise ValueError("the simultaneous opening ran out of pit choices")
+        if self.game.over:
+            raise ValueError("the game is over")
+        if self.game.to_move is None:
+            raise ValueError("the simultaneous opening is played with play_opening")
+
+    # -- the simultaneous opening -----------------------------------------------------------------
+
+    def play_opening(self, choices: Sequence[int] = (), choose: Chooser | None = None) -> int:
+        """Both hands play the congkak opening at once; returns how many choices it used.
+
+        `choices` are pit numbers taken in the order the hands need them: the first two are
+        hand 0's and hand 1's first pits, and a hand that ends in its own store (rule A: it
+        goes again) takes the next one. When they run out, `choose(hand, legal pits)` picks,
+        or without it the hand stops and the opening stays unfinished (`self.opening`).
+        An illegal choice raises OpeningChoiceError naming its index.
+        """
+        game = self.game
+        rules = game.rules
+        if game.to_move is not None or game.over or not rules.options.simultaneous_opening:
+            raise ValueError("there is no simultaneous opening to play")
+        follower = StepFollower.new(rules)
+        queue = deque(enumerate(choices))
+        start = self.t + self.think()
+        # Each hand starts when its player is ready (a small reaction difference).
+        clock = [start + self.rng.uniform(0.0, 0.2), start + self.rng.uniform(0.0, 0.2)]
+        first: list[tuple[int, int] | None] = [None, None]
+        for h in (0, 1):
+            if queue:
+                first[h] = queue.popleft()
+        stopped = [False, False]
+        end = start
+        while follower.opening:
+            ready = [h for h in follower.active_players() if not stopped[h]]
+            if not ready:
+                break
+            h = min(ready, key=lambda h: _event_time(follower, clock, h))
+            mine = [s for s in follower.expected() if s.player == h]
+            if follower.hands[h].phase is Phase.START:
+                step = self._opening_pickup(h, mine, first, queue, choose)
+                if step is None:
+                    stopped[h] = True
+                    continue
+            else:
+                step = mine[0]
+            verdict = follower.feed(step)
+            assert verdict.accepted, verdict.reason
+            action = self._step_action(step, clock[h], rules)
+            end = max(end, action_end(action))
+            clock[h] = self._emit(action)
+        used = len(choices) - len(queue) - sum(1 for f in first if f is not None)
+        if follower.opening:
+            self.opening = follower
+            self.t = end
+            return used
+        t = max(clock)
+        while follower.pending_sweeps:  # the game can end in the opening: sweep by hand
+            sweep = follower.expected()[0]
+            verdict = follower.feed(sweep)
+            assert verdict.accepted, verdict.reason
+            action = self._step_action(sweep, t, rules)
+            end = action_end(action)
+            t = self._emit(action)
+        self.game = Game(rules, start=follower.position())
+        self._moves += 1
+        self.t = end
+        return used
+
+    def _opening_pickup(
+        self,
+        h: int,
+        mine: list[Step],
+        first: list[tuple[int, int] | None],
+        queue: deque[tuple[int, int]],
+        choose: Chooser | None,
+    ) -> Step | None:
+        """The pit hand h starts from now, or None when it has no choice left."""
+        legal = [int(s.at.pit) for s in mine if s.at is not None]
+        chosen = first[h]
+        if chosen is not None:
+            first[h] = None
+        elif queue:
+            chosen = queue.popleft()
+        elif choose is not None:
+            return Step.pickup(h, Place(h, choose(h, legal)))
+        else:
+            return None
+        index, pit = chosen
+        if pit not in legal:
+            raise OpeningChoiceError(
+                index, f"hand {h} cannot start from pit {pit} now, legal: {legal}"
+            )
+        return Step.pickup(h, Place(h, pit))
+
+    # -- mistakes -------------------------------------------------------------------------------
+
+    def play_with_mistake(self, kind: str, pit: int | None = None) -> list[Action]:
+        """Play one move containing one mistake of `kind` and the hands' correction.
+
+        `pit` None: a random legal pit where the mistake can happen. Raises MistakeNotPossible
+        when no move allows it. The mistake is appended to `mistakes`; the move itself ends as
+        the rules say, so the truth and `game` agree afterwards.
+        """
+        if kind not in MISTAKE_KINDS:
+            raise ValueError(f"unknown mistake {kind!r}, known: {', '.join(MISTAKE_KINDS)}")
+        self._check_turn()
+        game = self.game
+        player = game.to_move
+        assert player is not None
+        options: list[tuple[int, int, Place | None]] = []  # (pit, slot index, extra place)
+        pits = game.legal_moves() if pit is None else [pit]
+        for candidate in pits:
+            slots = self._slots(candidate)
+            options.extend((candidate, i, extra) for i, extra in self._targets(kind, slots))
+        if not options:
+            raise MistakeNotPossible(f"no move of player {player} allows a {kind} mistake here")
+        pit, target, extra = self.rng.choice(options)
+        slots = self._slots(pit)
+        rules = game.rules
+        start = len(self.actions)
+        t = self.t + self.think()
+        end = t
+        for i, slot in enumerate(slots):
+            action = self._step_action(slot.step, t, rules)
+            if i == target:
+                action = self._mistake(kind, action, extra)
+            end = action_end(action)
+            t = self._emit(action)
+            if i == target and kind == "extra_seed":
+                # Two seeds fell where one was expected: one is taken back, then play goes on.
+                t = self._emit(Action(action.t + NOTICE_S, "take", at=action.at, n=1, hand=player))
+                end = t
+        game.play(pit)
+        self._moves += 1
+        self.t = end
+        return self.actions[start:]
+
+    def _slots(self, pit: int) -> list[_Slot]:
+        follower = StepFollower.from_game(self.game)
+        slots = []
+        for step in self.game.steps(pit):
+            if step.kind.physical:
+                slots.append(_Slot(step, follower.hands[step.player].seeds))
+            follower.feed(step)
+        return slots
+
+    def _targets(self, kind: str, slots: list[_Slot]) -> list[tuple[int, Place | None]]:
+        """The slots where a mistake of `kind` can be made, with its extra place if any."""
+        game = self.game
+        rules = game.rules
+        player = game.to_move
+        assert player is not None
+        if kind == "wrong_start":
+            legal = set(game.legal_moves())
+            wrong = [
+                Place(p, i)
+                for p in (0, 1)
+                for i in range(rules.n)
+                if game.board[rules.index(p, i)] and not (p == player and i in legal)
+            ]
+            return [(0, place) for place in wrong]
+        if kind == "not_all_lifted":
+            first = slots[0].step
+            assert first.at is not None
+            return [(0, None)] if game.board[rules.index_of(first.at)] >= 2 else []
+        if kind == "foreign_seed":
+            return [
+                (0, Place(p, i))
+                for p in (0, 1)
+                for i in range(rules.n)
+                if not rules.is_closed(p, i)
+            ]
+        out: list[tuple[int, Place | None]] = []
+        previous: Place | None = None
+        for i, slot in enumerate(slots):
+            step = slot.step
+            if step.kind is not StepKind.SOW:
+                previous = None
+                continue
+            assert step.at is not None
+            if kind == "wrong_pit":
+                stray = _wrong_pit(rules, player, step.at, previous)
+                if stray is not None:
+                    out.append((i, stray))
+            elif kind == "extra_seed":
+                if slot.in_hand >= 2:
+                    out.append((i, None))
+            elif kind == "opponent_store":
+                out.append((i, Place(1 - player, "store")))
+            elif kind == "seed_lost":
+                out.append((i, None))
+            previous = step.at
+        return out
+
+    def _mistake(self, kind: str, action: Action, extra: Place | None) -> Action:
+        """Emit the mistake and its correction before `action` (the slot's own step).
+
+        Returns the action that now stands for the slot's step, later or changed: the rest of a
+        pit grabbed after not all was lifted, a spare seed added for a lost one, two seeds
+        dropped for one.
+        """
+        t = action.t
+        hand = action.hand
+        assert hand is not None
+        expected = action.at
+        assert expected is not None
+        record = self.mistakes.append
+        if kind == "wrong_start":
+            assert extra is not None
+            count = self.game.board[self.game.rules.index_of(extra)]
+            self._emit(Action(t, "grab", at=extra, hand=hand))
+            record(InjectedMistake(kind, t + GRAB_PRESS_S, extra, hand))
+            back = t + GRAB_S + NOTICE_S  # the seeds are put back, then the right pit is lifted
+            return dataclasses.replace(
+                action, t=self._emit(Action(back, "drop", at=extra, n=count, hand=hand))
+            )
+        if kind == "not_all_lifted":
+            count = self.game.board[self.game.rules.index_of(expected)]
+            self._emit(Action(t, "take", at=expected, n=count - 1, hand=hand))
+            record(InjectedMistake(kind, t + GRAB_PRESS_S, expected, hand, expected))
+            return dataclasses.replace(action, t=t + GRAB_S + NOTICE_S)  # grabs the rest
+        if kind in ("wrong_pit", "opponent_store"):
+            assert extra is not None
+            self._emit(Action(t, "drop", at=extra, n=1, hand=hand))
+            record(InjectedMistake(kind, t, extra, hand, expected))
+            took = self._emit(Action(t + NOTICE_S, "take", at=extra, n=1, hand=hand))
+            return dataclasses.replace(action, t=took)
+        if kind == "extra_seed":
+            record(InjectedMistake(kind, t, expected, hand, expected))
+            return dataclasses.replace(action, n=2)
+        if kind == "seed_lost":
+            self._emit(Action(t, "drop_off", n=1, hand=hand))
+            record(InjectedMistake(kind, t, expected, hand, expected))
+            # The correction: a spare seed put where the lost one should have gone.
+            return Action(t + NOTICE_S, "add", at=expected, n=1, hand=hand)
+        if kind == "foreign_seed":
+            assert extra is not None
+            self._emit(Action(t, "add", at=extra, n=1, hand=hand))
+            record(InjectedMistake(kind, t, extra, hand))
+            took = t + NOTICE_S
+            self._emit(Action(took, "take", at=extra, n=1, hand=hand))
+            gone = self._emit(Action(took + GRAB_S + 0.3, "drop_off", n=1, hand=hand))
+            return dataclasses.replace(action, t=gone)
+        raise ValueError(f"unknown mistake {kind!r}")  # pragma: no cover
+
+
+def _event_time(follower: StepFollower, clock: list[float], h: int) -> float:
+    """When hand h's next step physically happens: a pickup or capture at the lift, a seed
+    when it lands. The opening feeds the steps in this order."""
+    lifts = follower.hands[h].phase is not Phase.SOWING
+    return clock[h] + (GRAB_PRESS_S if lifts else 0.0)
+
+
+def _wrong_pit(rules: Rules, player: int, expected: Place, previous: Place | None) -> Place | None:
+    """A pit a careless hand would sow instead of `expected`: the one after it in the ring.
+
+    Not a store (those are other flags), not the place that just got a seed (that is a second
+    seed), not the expected place itself.
+    """
+    ring = rules.rings[player]
+    k = ring.index(rules.index_of(expected))
+    for step in range(1, len(ring)):
+        place = rules.place(ring[(k + step) % len(ring)])
+        if place.is_store or place in (previous, expected):
+            continue
+        return place
+    return None
+
+
+# -- scenarios ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Simulation:
+    """A scenario ready to run: the world with every action scheduled, and the player.
+
+    `player.game` is the rules engine's game after the scenario's moves: at the end of a run
+    with no scripted actions, `world.truth()` equals its position.
+    """
+
+    scenario: Scenario
+    world: SimWorld
+    player: VirtualPlayer
+
+    def source(self, endless: bool = False, realtime: bool = False) -> SimSource:
+        return SimSource(self.world, endless=endless, realtime=realtime)
+
+
+def build_simulation(scenario: Scenario) -> Simulation:
+    """The world of `scenario` with its moves played by the virtual player, then its actions.
+
+    Illegal moves are ScenarioErrors naming `moves[i]`. Scripted actions' times count from the
+    end of the last move (SIMULATION.md); a script's default hand is the player to move then.
+    """
+    world = SimWorld(scenario)
+    player = VirtualPlayer(Game(world.rules), scenario.player, world.rng)
+    moves = list(scenario.moves)
+    first = 0
+    try:
+        if moves and world.rules.options.simultaneous_opening:
+            first = player.play_opening(moves)
+    except OpeningChoiceError as err:
+        i = err.index
+        raise ScenarioError(
+            f"{scenario.source}: moves[{i}]: pit {moves[i]} (simultaneous opening): {err}"
+        ) from None
+    for i in range(first, len(moves)):
+        try:
+            player.play(moves[i])
+        except ValueError as err:
+            raise ScenarioError(f"{scenario.source}: moves[{i}]: pit {moves[i]}: {err}") from None
+    world.default_hand = player.game.to_move if player.game.to_move is not None else 0
+    world.schedule(player.actions, relative=False)
+    offset = player.t if moves else 0.0
+    world.schedule([a.shifted(offset) for a in scenario.actions], relative=False)
+    return Simulation(scenario, world, player)
+
+
+def build_world(scenario: Scenario) -> SimWorld:
+    """Just the world of `build_simulation`."""
+    return build_simulation(scenario).world
