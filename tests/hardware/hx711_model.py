@@ -69,6 +69,7 @@ class HX711Model:
         self.garbage_reads = 0  # reads started while DOUT was high
         self.power_downs = 0
         self.gains: list[int] = []  # gain of each conversion
+        self.high_ns: list[int] = []  # length of every clock-high phase seen
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -109,8 +110,10 @@ class HX711Model:
                     self.garbage_reads += 1
                 else:
                     self.reads += 1
-        elif self._powered_down:
-            self._wake(t_ns)
+        else:
+            self.high_ns.append(t_ns - self._rise_ns)
+            if self._powered_down:
+                self._wake(t_ns)
 
     def dout(self, t_ns: int) -> int:
         self._advance(t_ns)
