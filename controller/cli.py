@@ -66,6 +66,19 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from controller.sim import ScenarioError, load_scenario
+    from controller.simulate import report, run_simulation
+
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as err:
+        raise CommandError(str(err)) from None
+    simulation, referee = run_simulation(scenario)
+    print(json.dumps(report(simulation, referee), indent=None if args.compact else 1))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "rules":
         from controller.bench.rules import main as bench_rules
@@ -89,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rules", help="list the variants and their options with defaults")
     p.add_argument("variant", nargs="?", help="only this variant")
     p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("simulate", help="run the referee on the simulated board, print a report")
+    p.add_argument("scenario", help="the scenario file (JSON, see SIMULATION.md)")
+    p.add_argument("--compact", action="store_true", help="one line of JSON")
+    p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument("what", choices=["rules"], help="what to measure")

@@ -71,7 +71,7 @@ class CellDetector:
         seed_g: float = 5.4,
         noise_g: float = 0.02,
         onset_seeds: float = 0.3,
-        settle_seeds: float = 0.08,
+        settle_seeds: float = 0.25,
         glitch_g: float = 400.0,
         track_rate: float = 0.02,
     ) -> None:
@@ -228,6 +228,15 @@ class BoardDetector:
             # table being knocked. Remember it for a moment so late settles are judged too.
             self.common_until = t + 0.5
         return BoardEvents(t, events, t <= self.common_until)
+
+    def rezero(self, cell: int) -> None:
+        """Take the cell's present rest level as its zero (it is known to be empty)."""
+        detector = self.cells[cell]
+        if detector.active or detector.rest is None:
+            return
+        offset, scale = self.calibration[cell]
+        self.calibration[cell] = (offset + detector.rest * scale, scale)
+        detector.set_rest(0.0)
 
     def levels(self) -> list[float]:
         return [

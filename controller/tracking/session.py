@@ -1,0 +1,141 @@
+"""A referee session on a sample source: start-up (levels, seed mass), frames, report.
+
+The referee is built from what a real board gives too: raw frames and the user's calibration.
+The simulator's truth is only read afterwards, by `simulation_report`, to score the run.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from controller.board import BoardMapping
+from controller.rules import Position, Rules, StepFollower, StepKind
+from controller.sensing.detect import BoardDetector
+from controller.sensing.frames import Frame, SampleSource
+
+from .referee import Referee, estimate_seed_mass
+
+STARTUP_S = 0.5  # the board at rest before play, to read its levels
+
+
+@dataclass
+class Startup:
+    """What the first half second of a board at rest tells: levels, noise, the seed mass."""
+
+    levels_g: list[float]
+    noise_g: float
+    seed_g: float
+    frames: list[Frame]
+
+
+def read_startup(
+    source: SampleSource,
+    calibration: list[tuple[float, float]],
+    rules: Rules,
+    mapping: BoardMapping,
+    position: Position,
+    rate_sps: float,
+) -> Startup:
+    """Read frames for STARTUP_S and estimate levels, noise and seed mass from them."""
+    frames: list[Frame] = []
+    first_t: float | None = None
+    while True:
+        frame = source.read(1.0)
+        if frame is None:
+            raise RuntimeError("the sample source gave no frames at start-up")
+        frames.append(frame)
+        first_t = frame.t if first_t is None else first_t
+        if frame.t - first_t >= STARTUP_S and len(frames) >= 5:
+            break
+    settled = frames[4:]  # the HX711 needs 4 samples after power-up
+    levels: list[float] = []
+    noises: list[float] = []
+    for cell, (offset, scale) in enumerate(calibration):
+        values = [(f.raw[cell] - offset) / scale for f in settled if f.raw[cell] is not None]  # type: ignore[operator]
+        values = sorted(values)
+        if not values:
+            levels.append(0.0)
+            continue
+        levels.append(statistics.median(values))
+        if len(values) >= 4:
+            # Glitches aside (the middle half only), how much do readings vary at rest?
+            middle = values[len(values) // 4 : len(values) - len(values) // 4]
+            noises.append(statistics.pstdev(middle) * 1.5)
+    noise = max(0.005, statistics.median(noises)) if noises else 0.05
+    seed_g = estimate_seed_mass(rules, mapping, levels, position)
+    del rate_sps
+    return Startup(levels, noise, seed_g, frames)
+
+
+def start_referee(
+    source: SampleSource,
+    calibration: list[tuple[float, float]],
+    rules: Rules,
+    mapping: BoardMapping,
+    rate_sps: float,
+    follower: StepFollower | None = None,
+) -> Referee:
+    """A referee on `source`, started from the board at rest (the start layout by default)."""
+    follower = follower or StepFollower.new(rules)
+    startup = read_startup(source, calibration, rules, mapping, follower.position(), rate_sps)
+    detector = BoardDetector(
+        calibration, rate_sps=rate_sps, seed_g=startup.seed_g, noise_g=startup.noise_g
+    )
+    referee = Referee(rules, mapping, detector, startup.seed_g, follower=follower)
+    referee.start_levels(startup.levels_g)
+    for frame in startup.frames:
+        referee.process(frame)
+    return referee
+
+
+def run_frames(referee: Referee, frames: Iterator[Frame]) -> int:
+    count = 0
+    for frame in frames:
+        referee.process(frame)
+        count += 1
+    return count
+
+
+def latencies_ms(referee: Referee, landings: list[tuple[float, Any, int]]) -> list[float]:
+    """From each seed's true landing to the referee taking that sow (the next place lit)."""
+    by_place: dict[Any, list[float]] = {}
+    for t, place, _hand in landings:
+        by_place.setdefault(tuple(place), []).append(t)
+    out: list[float] = []
+    used: set[tuple[Any, float]] = set()
+    for recognised in referee.steps:
+        step = recognised.step
+        if step.kind is not StepKind.SOW or step.at is None:
+            continue
+        key = tuple(step.at)
+        candidates = [
+            t for t in by_place.get(key, []) if t <= recognised.t + 1e-9 and (key, t) not in used
+        ]
+        if not candidates:
+            continue
+        t_land = max(candidates)
+        if recognised.t - t_land > 2.0:
+            continue  # not this landing: a slow correction, not a latency
+        used.add((key, t_land))
+        out.append((recognised.t - t_land) * 1000)
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def latency_summary(values: list[float]) -> dict[str, Any]:
+    return {
+        "n": len(values),
+        "p50": round(percentile(values, 50), 1),
+        "p99": round(percentile(values, 99), 1),
+        "max": round(max(values), 1) if values else 0.0,
+    }
