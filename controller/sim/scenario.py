@@ -83,6 +83,12 @@ class Action:
     name: str = ""
     hand: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.kind not in ACTION_KINDS:
+            raise ValueError(f"{self.kind!r} is not an action, allowed: {', '.join(ACTION_KINDS)}")
+        if self.n is None and self.kind in ("drop", "drop_off", "add"):
+            object.__setattr__(self, "n", 1)  # one seed unless told
+
     def shifted(self, dt: float) -> Action:
         return dataclasses.replace(self, t=self.t + dt)
 

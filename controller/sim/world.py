@@ -288,10 +288,10 @@ class SimWorld:
             1.0 + rng.uniform(-OSCILLATOR_TOLERANCE, OSCILLATOR_TOLERANCE)
         )
         self.period = 1.0 / self.rate_sps
-        self._noise = _gauss_table(rng, sensors.noise_g)
+        self._noise = _gauss_table(sensors.noise_g)
         self._jitter = [
             max(-5 * TIMESTAMP_JITTER_S, min(5 * TIMESTAMP_JITTER_S, z))
-            for z in _gauss_table(rng, TIMESTAMP_JITTER_S)
+            for z in _gauss_table(TIMESTAMP_JITTER_S)
         ]
         self._k = 0  # samples taken
         self.now = 0.0  # true time of the last sample
@@ -362,10 +362,12 @@ class SimWorld:
         return list(self._user_cal)
 
     def true_calibration(self) -> list[CellCalibration]:
-        """Test helper: the exact zero (empty cup, no drift) and scale of every cell."""
+        """Test helper: the exact zero (empty cup, settled, no drift) and scale of every cell."""
         return [
-            CellCalibration(off + scale * cup, scale)
-            for off, scale, cup in zip(self._offset, self._scale, self._cup, strict=True)
+            CellCalibration(off + scale * cup * (1.0 + k), scale)
+            for off, scale, cup, k in zip(
+                self._offset, self._scale, self._cup, self._creep_k, strict=True
+            )
         ]
 
     # -- scheduling -----------------------------------------------------------------------------
@@ -606,17 +608,25 @@ def _clipped_gauss(rng: random.Random, sigma: float) -> float:
     return max(-3 * sigma, min(3 * sigma, rng.gauss(0.0, sigma)))
 
 
-def _gauss_table(rng: random.Random, sigma: float) -> list[float]:
+_UNIT_NORMALS: list[float] = []
+
+
+def _gauss_table(sigma: float) -> list[float]:
     """2**16 normal values scaled to rms exactly `sigma`: a noise draw is one table lookup.
 
     random.gauss costs ten times a getrandbits(16) lookup, and the simulator draws one noise
-    value per cell per frame; 65536 values are plenty for the statistics it must have.
+    value per cell per frame; 65536 values are plenty for the statistics it must have. The
+    table is the same for every world (drawn once from a fixed seed), the world's own random
+    stream picks the entries, so a world is still fully determined by its random_seed.
     """
-    size = 1 << NOISE_TABLE_BITS
-    table = [rng.gauss(0.0, 1.0) for _ in range(size)]
-    mean = sum(table) / size
-    rms = math.sqrt(sum((z - mean) ** 2 for z in table) / size)
-    return [sigma * (z - mean) / rms for z in table]
+    if not _UNIT_NORMALS:
+        rng = random.Random(0x5EED)
+        size = 1 << NOISE_TABLE_BITS
+        table = [rng.gauss(0.0, 1.0) for _ in range(size)]
+        mean = sum(table) / size
+        rms = math.sqrt(sum((z - mean) ** 2 for z in table) / size)
+        _UNIT_NORMALS.extend((z - mean) / rms for z in table)
+    return [sigma * z for z in _UNIT_NORMALS]
 
 
 class SimSource:
