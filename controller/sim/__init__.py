@@ -9,10 +9,12 @@ from .player import (
     InjectedMistake,
     MistakeNotPossible,
     OpeningChoiceError,
+    ScheduledMove,
     Simulation,
     VirtualPlayer,
     build_simulation,
     build_world,
+    schedule_move,
 )
 from .scenario import (
     ACTION_KINDS,
@@ -24,6 +26,7 @@ from .scenario import (
     SensorParams,
     default_board,
     load_scenario,
+    parse_actions,
     parse_scenario,
 )
 from .world import (
@@ -51,6 +54,7 @@ __all__ = [
     "PlayerParams",
     "Scenario",
     "ScenarioError",
+    "ScheduledMove",
     "SensorParams",
     "SimSource",
     "SimWorld",
@@ -61,5 +65,7 @@ __all__ = [
     "build_world",
     "default_board",
     "load_scenario",
+    "parse_actions",
     "parse_scenario",
+    "schedule_move",
 ]

@@ -125,6 +125,7 @@ class VirtualPlayer:
         self.actions: list[Action] = []
         self.mistakes: list[InjectedMistake] = []
         self.opening: StepFollower | None = None  # an opening that ran out of pit choices
+        self.last_pit: int | None = None  # the pit of the last whole move played
         self._moves = 0
 
     # -- tempo ----------------------------------------------------------------------------------
@@ -175,6 +176,7 @@ class VirtualPlayer:
                 end = action_end(action)
                 t = self._emit(action)
         self.game.play(pit)
+        self.last_pit = pit
         self._moves += 1
         self.t = end
         return self.actions[start:]
@@ -314,6 +316,7 @@ class VirtualPlayer:
                 t = self._emit(Action(action.t + NOTICE_S, "take", at=action.at, n=1, hand=player))
                 end = t
         game.play(pit)
+        self.last_pit = pit
         self._moves += 1
         self.t = end
         return self.actions[start:]
@@ -497,6 +500,50 @@ def build_simulation(scenario: Scenario) -> Simulation:
     offset = player.t if moves else 0.0
     world.schedule([a.shifted(offset) for a in scenario.actions], relative=False)
     return Simulation(scenario, world, player)
+
+
+@dataclass(frozen=True)
+class ScheduledMove:
+    """A move handed to a running world: its actions and mistakes on the world's clock, and
+    the game after it (what the truth will be once the hands are done)."""
+
+    pit: int
+    actions: list[Action]
+    mistakes: list[InjectedMistake]
+    game: Game
+
+
+def schedule_move(
+    world: SimWorld,
+    game: Game,
+    pit: int | None = None,
+    mistake: str | None = None,
+    params: PlayerParams | None = None,
+) -> ScheduledMove:
+    """Have the virtual hand play one move of `game` on a running world, starting now.
+
+    For the daemon's "play this move" and "make a mistake" buttons: `game` must match the
+    truth (it is copied, not changed); `pit` None with a mistake means any pit that allows it.
+    """
+    if pit is None and mistake is None:
+        raise ValueError("name a pit, a mistake, or both")
+    player = VirtualPlayer(
+        game.copy(), params or world.scenario.player, random.Random(world.rng.random())
+    )
+    player._moves = 1  # not the first move of a session: no extra settling delay
+    if mistake is not None:
+        actions = player.play_with_mistake(mistake, pit)
+    else:
+        assert pit is not None
+        actions = player.play(pit)
+    base = world.schedule(actions)
+    assert player.last_pit is not None
+    return ScheduledMove(
+        player.last_pit,
+        [a.shifted(base) for a in actions],
+        [dataclasses.replace(m, t=m.t + base) for m in player.mistakes],
+        player.game,
+    )
 
 
 def build_world(scenario: Scenario) -> SimWorld:

@@ -308,19 +308,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         raise c.fail("moves", f"expected a list of pit numbers, got {_show(raw_moves)}")
     moves = tuple(c.integer(m, f"moves[{i}]", 0, pits - 1) for i, m in enumerate(raw_moves))
 
-    raw_actions = data.get("actions", [])
-    if not isinstance(raw_actions, list):
-        raise c.fail("actions", f"expected a list of actions, got {_show(raw_actions)}")
-    actions: list[Action] = []
-    for i, raw in enumerate(raw_actions):
-        action = _parse_action(c, raw, f"actions[{i}]", pits)
-        if actions and action.t < actions[-1].t:
-            raise c.fail(
-                f"actions[{i}].t",
-                f"{action.t} is before actions[{i - 1}].t = {actions[-1].t}; "
-                "times must not go backwards",
-            )
-        actions.append(action)
+    actions = _parse_actions(c, data.get("actions", []), pits)
     return Scenario(
         variant=rules.variant,
         options=dict(options),
@@ -328,7 +316,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         sensors=sensors,
         player=player,
         moves=moves,
-        actions=tuple(actions),
+        actions=actions,
         source=source,
     )
 
@@ -375,6 +363,34 @@ def _parse_params(c: _Checker, value: Any, where: str, cls: Any, ranges: dict[st
         number = c.number(raw, f"{where}.{key}", ranges[key], integer=key in _INT_FIELDS)
         clean[key] = int(number) if key in _INT_FIELDS else float(number)
     return cls(**clean)
+
+
+def parse_actions(data: Any, pits: int, source: str = "<actions>") -> tuple[Action, ...]:
+    """Validate a list of JSON actions (as in a scenario's `actions`) for a `pits`-pit game.
+
+    For actions arriving while the simulation runs (the daemon's `sim_actions`): errors name
+    `source` and the field, `actions[2].at`.
+
+    >>> parse_actions([{"t": 0.2, "action": "drop", "at": [1, "store"]}], 7)[0].at
+    Place(player=1, pit='store')
+    """
+    return _parse_actions(_Checker(source), data, pits)
+
+
+def _parse_actions(c: _Checker, raw_actions: Any, pits: int) -> tuple[Action, ...]:
+    if not isinstance(raw_actions, list):
+        raise c.fail("actions", f"expected a list of actions, got {_show(raw_actions)}")
+    actions: list[Action] = []
+    for i, raw in enumerate(raw_actions):
+        action = _parse_action(c, raw, f"actions[{i}]", pits)
+        if actions and action.t < actions[-1].t:
+            raise c.fail(
+                f"actions[{i}].t",
+                f"{action.t} is before actions[{i - 1}].t = {actions[-1].t}; "
+                "times must not go backwards",
+            )
+        actions.append(action)
+    return tuple(actions)
 
 
 def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:

@@ -372,11 +372,12 @@ class SimWorld:
 
     # -- scheduling -----------------------------------------------------------------------------
 
-    def schedule(self, actions: Iterable[Action], relative: bool = True) -> None:
+    def schedule(self, actions: Iterable[Action], relative: bool = True) -> float:
         """Add actions; with `relative` their times count from now (the last sample).
 
-        Safe to call from another thread while a reader calls `step`. Times before now are
-        performed at the next sample. Actions without a hand get `default_hand`.
+        Returns the time the actions' times were counted from. Safe to call from another
+        thread while a reader calls `step`. Times before now are performed at the next sample.
+        Actions without a hand get `default_hand`.
         """
         with self._lock:
             base = self.now if relative else 0.0
@@ -386,6 +387,7 @@ class SimWorld:
                 action = action.shifted(base).with_hand(self.default_hand)
                 self._push(action.t, self._perform, action)
                 self.end_time = max(self.end_time, action_end(action) + SETTLE_TAIL_S)
+            return base
 
     def _push(self, t: float, fn: Callable[[Any], None], arg: Any) -> None:
         self._order += 1

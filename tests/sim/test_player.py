@@ -273,3 +273,25 @@ def test_captures_and_the_end_sweep_are_moved_by_hand_to_the_right_store() -> No
     assert world.truth()["stores"] == [10 + 4 + 5, 10]
     landed = [land for land in world.landings if land.place == Place(0, "store")]
     assert landed[0].t == pytest.approx(actions[2].t + MOVE_S)
+
+
+def test_the_daemon_can_have_the_virtual_hand_play_a_clicked_move() -> None:
+    """A running endless board: a move (then one with a mistake) is scheduled from now on."""
+    from controller.sim import SimSource, schedule_move
+
+    world = SimWorld(scenario("kalah"))
+    source = SimSource(world, endless=True)
+    for _ in range(200):
+        source.read()
+    started = world.now
+    first = schedule_move(world, Game("kalah"), 2)
+    assert first.pit == 2 and first.mistakes == [] and first.actions[0].t > started
+    second = schedule_move(world, first.game, mistake="wrong_pit")
+    [mistake] = second.mistakes
+    assert mistake.kind == "wrong_pit" and second.game.to_move == 0
+    assert any(a.t == mistake.t and a.at == mistake.at for a in second.actions)
+    while world.now < second.actions[-1].t + 1.0:
+        source.read()
+    truth = world.truth()
+    assert {"pits": truth["pits"], "stores": truth["stores"]} == position_json(second.game)
+    assert truth["hand"] == [0, 0]
