@@ -1,0 +1,224 @@
+"""The JSON API under /api: state, live events, the game record, admin and sim commands."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, session
+
+from controller.daemon.link import CommandError, DaemonLink
+from web_ui import security, validate
+from web_ui.app import web_state
+from web_ui.validate import ApiError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+# ---------------------------------------------------------------- reading
+
+
+@bp.get("/state")
+def state() -> Response:
+    return jsonify(web_state().link.get_status())
+
+
+@bp.get("/record")
+def record() -> Response:
+    status = web_state().link.get_status()
+    game = status.get("game", {})
+    body = json.dumps(game.get("record", {}), indent=2, ensure_ascii=False) + "\n"
+    variant = re.sub(r"[^a-z0-9_-]", "", str(game.get("variant", "game")).lower()) or "game"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    response = Response(body, mimetype="application/json")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="sowboard-{variant}-{stamp}.json"'
+    )
+    return response
+
+
+def status_event(status: dict[str, Any]) -> str:
+    """One server-sent event carrying a whole snapshot."""
+    data = json.dumps(status, separators=(",", ":"))
+    return f"id: {status.get('version', 0)}\nevent: status\ndata: {data}\n\n"
+
+
+def event_stream(
+    link: DaemonLink,
+    first: dict[str, Any],
+    *,
+    heartbeat_s: float,
+    poll_s: float,
+    stopping: Callable[[], bool],
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[str]:
+    """The full snapshot, then every newer one; a comment line when idle for `heartbeat_s`."""
+    version = int(first.get("version", 0))
+    yield "retry: 2000\n" + status_event(first)
+    last_sent = clock()
+    while not stopping():
+        newer = link.wait_for_change(version, min(poll_s, heartbeat_s))
+        if newer is not None and int(newer.get("version", 0)) != version:
+            version = int(newer.get("version", 0))
+            yield status_event(newer)
+            last_sent = clock()
+        elif clock() - last_sent >= heartbeat_s:
+            yield ": keep-alive\n\n"
+            last_sent = clock()
+
+
+@bp.get("/events")
+def events() -> Response:
+    shared = web_state()
+    if not shared.streams.acquire(blocking=False):
+        raise ApiError(503, "too many live pages open; poll /api/state instead", None)
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            shared.streams.release()
+
+    try:
+        first = shared.link.get_status()
+    except Exception:
+        release()
+        raise
+    config = current_app.config
+    stream = event_stream(
+        shared.link,
+        first,
+        heartbeat_s=float(config["SSE_HEARTBEAT_S"]),
+        poll_s=float(config["SSE_POLL_S"]),
+        stopping=shared.stopping.is_set,
+    )
+    response = Response(stream, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache, no-store"
+    response.headers["X-Accel-Buffering"] = "no"
+    response.call_on_close(release)
+    return response
+
+
+# ---------------------------------------------------------------- commands
+
+
+def read_body() -> dict[str, Any]:
+    """The POST body as a JSON object (an empty body is `{}`), after the CSRF checks."""
+    security.check_post(request)
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ApiError(400, f"body: not valid JSON ({error})", "body") from error
+    if not isinstance(body, dict):
+        raise ApiError(400, "body: expected a JSON object", "body")
+    return body
+
+
+def run_command(name: str, args: dict[str, Any]) -> Response:
+    try:
+        result = web_state().link.command(name, args)
+    except CommandError as error:
+        status = 409 if error.field == "command" else 400
+        raise ApiError(status, error.message, error.field) from error
+    return jsonify({"ok": True, "result": result})
+
+
+def game_pits(status: dict[str, Any]) -> int:
+    try:
+        return len(status["game"]["position"]["pits"][0])
+    except (KeyError, IndexError, TypeError):
+        return int(status.get("board", {}).get("pits", 0))
+
+
+def sim_status() -> dict[str, Any]:
+    status = web_state().link.get_status()
+    if not status.get("sim"):
+        raise ApiError(409, "the simulated board is not running", "command")
+    return status
+
+
+def admin_body() -> dict[str, Any]:
+    body = read_body()
+    security.require_admin(request, web_state().guard)
+    return body
+
+
+@bp.post("/admin/login")
+def admin_login() -> Response:
+    pin = validate.login_pin(read_body())
+    web_state().guard.check(request.remote_addr or "unknown", pin)
+    session.clear()
+    session[security.SESSION_ADMIN] = True
+    token = secrets.token_urlsafe(32)
+    session[security.SESSION_CSRF] = token
+    return jsonify({"ok": True, "csrf": token})
+
+
+@bp.post("/admin/logout")
+def admin_logout() -> Response:
+    read_body()
+    if security.logged_in():
+        security.require_admin(request, web_state().guard)
+    session.clear()
+    return jsonify({"ok": True})
+
+
+@bp.get("/admin/session")
+def admin_session() -> Response:
+    admin = security.logged_in()
+    return jsonify(
+        {
+            "admin": admin,
+            "pin_set": web_state().guard.enabled,
+            "csrf": session.get(security.SESSION_CSRF) if admin else None,
+        }
+    )
+
+
+@bp.post("/admin/new_game")
+def admin_new_game() -> Response:
+    return run_command("new_game", validate.new_game_args(admin_body()))
+
+
+@bp.post("/admin/undo")
+def admin_undo() -> Response:
+    return run_command("undo", validate.undo_args(admin_body()))
+
+
+@bp.post("/admin/calibrate")
+def admin_calibrate() -> Response:
+    return run_command("calibrate", validate.calibrate_args(admin_body()))
+
+
+@bp.post("/admin/mode")
+def admin_mode() -> Response:
+    return run_command("mode", validate.mode_args(admin_body()))
+
+
+@bp.post("/sim/move")
+def sim_move() -> Response:
+    body = read_body()
+    status = sim_status()
+    return run_command("sim_move", validate.sim_move_args(body, game_pits(status)))
+
+
+@bp.post("/sim/mistake")
+def sim_mistake() -> Response:
+    body = read_body()
+    sim_status()
+    return run_command("sim_mistake", validate.sim_mistake_args(body))
+
+
+@bp.post("/sim/actions")
+def sim_actions() -> Response:
+    body = read_body()
+    status = sim_status()
+    return run_command("sim_actions", validate.sim_actions_args(body, game_pits(status)))

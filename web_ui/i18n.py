@@ -1,0 +1,452 @@
+"""Every string the status page shows, in English and Japanese.
+
+Strings are templates with `{name}` placeholders; the server fills them with `t()` and the page's
+JavaScript fills the same templates (it gets the whole table of the page's language). Players
+and pits are counted from 1 on the page, as people count them; the API keeps the 0-based indices
+of RULES.md section 1.
+
+The language is chosen by `pick_language`: an explicit `?lang=` switch first, then the `lang`
+cookie the switch leaves, then the browser's Accept-Language, then English.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+LANGUAGES: tuple[str, ...] = ("en", "ja")
+DEFAULT_LANGUAGE = "en"
+LANGUAGE_NAMES: dict[str, str] = {"en": "English", "ja": "日本語"}
+LANG_COOKIE = "lang"
+
+EN: dict[str, str] = {
+    # page chrome
+    "app_name": "sowboard",
+    "title_board": "The board",
+    "title_sensors": "Sensors",
+    "title_admin": "Admin",
+    "nav_label": "Pages",
+    "nav_board": "Board",
+    "nav_sensors": "Sensors",
+    "nav_admin": "Admin",
+    "lang_label": "Language",
+    "noscript": "This page needs JavaScript to show the board as it changes.",
+    "conn_connecting": "Connecting…",
+    "conn_live": "Live",
+    "conn_polling": "Updating every second",
+    "conn_offline": "No connection to the board",
+    # places
+    "player": "Player {n}",
+    "pit_short": "pit {n}",
+    "store_short": "store",
+    "place_own_pit": "pit {n}",
+    "place_other_pit": "Player {p}'s pit {n}",
+    "place_own_store": "your store",
+    "place_other_store": "Player {p}'s store",
+    "place_pit_of": "Player {p}, pit {n}",
+    "place_store_of": "Player {p}, store",
+    "place_unknown": "somewhere on the board",
+    "list_sep": ", ",
+    "list_sep_places": "; ",
+    "list_or": "{a} or {b}",
+    "seeds_n": "{n} seeds",
+    "seeds_1": "1 seed",
+    # the board
+    "board_heading": "Board",
+    "board_svg_title": "The board. Player 1 sits at the bottom, Player 2 at the top.",
+    "aria_place": "{place}: {seeds}. Light: {color}.",
+    "marker_next": "▼ next step here",
+    "marker_problem": "⚠ problem here",
+    "marker_legend": "On the board: ▼ marks where the next step goes, ⚠ marks a problem.",
+    "legend_heading": "Lights",
+    "legend_none": "No lights are on.",
+    "effect_pulse": "pulsing",
+    "effect_blink": "blinking",
+    "effect_solid": "steady",
+    "color_off": "off",
+    "color_red": "red",
+    "color_orange": "orange",
+    "color_yellow": "yellow",
+    "color_green": "green",
+    "color_cyan": "light blue",
+    "color_blue": "blue",
+    "color_purple": "purple",
+    "color_pink": "pink",
+    "color_white": "white",
+    # turn and expectations
+    "turn": "Player {n}'s turn",
+    "turn_bottom": "(bottom row)",
+    "turn_top": "(top row)",
+    "hand": "In the hand: {seeds}",
+    "expect_pickup_one": "Player {n}: pick up all the seeds in {place}.",
+    "expect_pickup_any": "Player {n}: pick up all the seeds from one of your lit pits.",
+    "expect_relay": (
+        "Player {n}: the last seed fell into a pit with seeds. "
+        "Pick up all the seeds in {place} and keep sowing."
+    ),
+    "expect_sow": "Player {n}: sow one seed in {place}.",
+    "expect_capture": "Player {n}: move the seeds in {place} to your store.",
+    "expect_sweep": "Move the seeds left in {place} to the store.",
+    "expect_wait": "Waiting for the board…",
+    "over_win": "Game over: Player {n} wins, {a} to {b}!",
+    "over_draw": "Game over: a draw, {a} to {b}.",
+    "timer": "Time this turn: {s} s",
+    "timer_limit": "Time this turn: {s} s of {limit} s",
+    # flags
+    "flags_heading": "Problems",
+    "flags_none": "No problems. Well done!",
+    "flag_fixed": "fixed",
+    "flag_active": "to fix",
+    "flag_wrong_start": "Seeds were lifted from {at}, which cannot be played now. Put them back.",
+    "flag_not_all_lifted": "Some seeds were left in {at}. Pick up all of them.",
+    "flag_wrong_pit": "A seed went into {at}; it belongs in {expected}. Take it back.",
+    "flag_extra_seed": (
+        "More than one seed went into {at}. Take the extra seeds back: one seed at a time."
+    ),
+    "flag_opponent_store": (
+        "A seed went into {at}. Nobody sows into the other player's store: take it back."
+    ),
+    "flag_seed_lost": (
+        "A seed went missing; it may have fallen off the board. Find it and put it in {expected}."
+    ),
+    "flag_seed_lost_anywhere": (
+        "A seed went missing; it may have fallen off the board. Find it and put it back."
+    ),
+    "flag_foreign_seed": "A seed that is not part of the game appeared in {at}. Take it out.",
+    "flag_board_mismatch": "The seeds in {at} do not match the game. Check that place.",
+    "flag_sensor_fault": "The scale under {at} is not working ({detail}).",
+    "flag_unknown": 'Problem "{kind}" at {at}.',
+    # history, record, game
+    "history_heading": "Moves",
+    "history_none": "No moves yet.",
+    "history_item": "Player {p} played pit {n}",
+    "record_download": "Download the game record (JSON)",
+    "game_heading": "Game",
+    "variant_label": "Rules",
+    "variant_congkak": "Congkak",
+    "variant_kalah": "Kalah",
+    "variant_oware": "Oware",
+    "options_label": "Options",
+    "mode_label": "Mode",
+    "mode_play": "Play",
+    "mode_teach": "Teach",
+    "mode_demo": "Demo",
+    "value_yes": "yes",
+    "value_no": "no",
+    "value_none": "none",
+    "opt_pits": "Pits per row",
+    "opt_seeds": "Seeds in each pit at the start",
+    "opt_sow_own_store": "Sowing passes through your own store",
+    "opt_laps": "Laps",
+    "opt_extra_turn": "Last seed in your store: play again",
+    "opt_capture": "Capture",
+    "opt_capture_requires_opposite": "Capture only when the opposite pit has seeds",
+    "opt_capture_counts": "Totals that capture",
+    "opt_grand_slam": "Grand slam",
+    "opt_skip_origin": "Long laps skip the starting pit",
+    "opt_must_feed": "Give seeds to an opponent who has none",
+    "opt_no_move": "When a player has no seeds",
+    "opt_end": "The game ends",
+    "opt_end_sweep": "Seeds left at the end go to",
+    "opt_cycle": "Repeated position",
+    "opt_simultaneous_opening": "Both players start at once",
+    "opt_opening_next": "After the opening, first to move",
+    "opt_handicap_rounds": "Handicap rounds",
+    "opt_handicap_partial": "A pit that cannot be filled",
+    "opt_move_time_limit_s": "Seconds to start a move",
+    # the simulated board
+    "sim_heading": "Play on the simulated board",
+    "sim_help": (
+        "Click a lit pit of the player whose turn it is to play it. "
+        "The buttons make a mistake on purpose, to show how the board tells you."
+    ),
+    "sim_mistakes": "Make a mistake",
+    "sim_play_pit": "Play {place}",
+    "mistake_wrong_start": "Start from a wrong pit",
+    "mistake_not_all_lifted": "Leave seeds behind",
+    "mistake_wrong_pit": "Sow into the wrong pit",
+    "mistake_extra_seed": "Drop two seeds at once",
+    "mistake_opponent_store": "Sow into the other store",
+    "mistake_seed_lost": "Drop a seed off the board",
+    "mistake_foreign_seed": "Add a seed from outside",
+    "error_refused": "The board said no: {error}",
+    "error_network": "Could not reach the board.",
+    # sensors
+    "sensors_heading": "Sensors",
+    "sensors_help": "A load cell under every pit and store weighs the seeds.",
+    "sensors_board": "Board: {name}, {cells} cells",
+    "sensors_idle": "Unused cells: {cells}",
+    "col_cell": "Cell",
+    "col_place": "Place",
+    "col_raw": "Raw reading",
+    "col_grams": "Weight (g)",
+    "col_noise": "Noise (g rms)",
+    "col_rate": "Samples per second",
+    "col_fault": "Last fault",
+    "fault_none": "none",
+    "leds_power": "LEDs: {a} A, brightness {b} %",
+    # admin
+    "admin_heading": "Admin",
+    "admin_help": "These controls need the admin PIN.",
+    "admin_no_pin": "No admin PIN is set on this board, so these controls are off.",
+    "pin_label": "PIN",
+    "login": "Log in",
+    "logout": "Log out",
+    "logged_in": "Logged in.",
+    "logged_out": "Not logged in.",
+    "new_game_heading": "New game",
+    "new_game_variant": "Rules",
+    "new_game_options": "Options (JSON, may be empty)",
+    "new_game_start": "Start a new game",
+    "undo_heading": "Undo",
+    "undo": "Take back the last move",
+    "mode_set": "Set the mode",
+    "calibrate_heading": "Calibrate the scales",
+    "calibrate_stage": "Stage",
+    "stage_empty": "1. The board is empty",
+    "stage_layout": "2. Find which cell is under which place",
+    "stage_reference": "3. A reference weight is in place",
+    "calibrate_grams": "Reference weight (g)",
+    "calibrate_go": "Calibrate",
+    "done": "Done.",
+}
+
+JA: dict[str, str] = {
+    # page chrome
+    "app_name": "sowboard",
+    "title_board": "盤",
+    "title_sensors": "センサー",
+    "title_admin": "管理",
+    "nav_label": "ページ",
+    "nav_board": "盤",
+    "nav_sensors": "センサー",
+    "nav_admin": "管理",
+    "lang_label": "言語",
+    "noscript": "盤の動きを表示するには JavaScript が必要です。",
+    "conn_connecting": "接続中…",
+    "conn_live": "ライブ",
+    "conn_polling": "1秒ごとに更新中",
+    "conn_offline": "盤につながっていません",
+    # places
+    "player": "プレイヤー{n}",
+    "pit_short": "穴{n}",
+    "store_short": "ストア",
+    "place_own_pit": "穴{n}",
+    "place_other_pit": "プレイヤー{p}の穴{n}",
+    "place_own_store": "自分のストア",
+    "place_other_store": "プレイヤー{p}のストア",
+    "place_pit_of": "プレイヤー{p}・穴{n}",
+    "place_store_of": "プレイヤー{p}・ストア",
+    "place_unknown": "盤のどこか",
+    "list_sep": "、",
+    "list_sep_places": "、",
+    "list_or": "{a}か{b}",
+    "seeds_n": "種{n}個",
+    "seeds_1": "種1個",
+    # the board
+    "board_heading": "盤",
+    "board_svg_title": "盤。プレイヤー1は下側、プレイヤー2は上側に座ります。",
+    "aria_place": "{place}:{seeds}。ライト:{color}。",
+    "marker_next": "▼ 次はここ",
+    "marker_problem": "⚠ ここに問題",
+    "marker_legend": "盤の上の ▼ は次に種を動かす場所、⚠ は問題のある場所です。",
+    "legend_heading": "ライト",
+    "legend_none": "ライトは消えています。",
+    "effect_pulse": "ゆっくり点滅",
+    "effect_blink": "点滅",
+    "effect_solid": "点灯",
+    "color_off": "消灯",
+    "color_red": "赤",
+    "color_orange": "オレンジ",
+    "color_yellow": "黄",
+    "color_green": "緑",
+    "color_cyan": "水色",
+    "color_blue": "青",
+    "color_purple": "紫",
+    "color_pink": "ピンク",
+    "color_white": "白",
+    # turn and expectations
+    "turn": "プレイヤー{n}の番です",
+    "turn_bottom": "(下の列)",
+    "turn_top": "(上の列)",
+    "hand": "手の中:{seeds}",
+    "expect_pickup_one": "プレイヤー{n}:{place}の種を全部取ってください。",
+    "expect_pickup_any": "プレイヤー{n}:光っている自分の穴を1つ選んで、種を全部取ってください。",
+    "expect_relay": (
+        "プレイヤー{n}:最後の種が種の入った穴に入りました。"
+        "{place}の種を全部取って、続けて配ってください。"
+    ),
+    "expect_sow": "プレイヤー{n}:{place}に種を1個入れてください。",
+    "expect_capture": "プレイヤー{n}:{place}の種を自分のストアに移してください。",
+    "expect_sweep": "{place}に残った種をストアに移してください。",
+    "expect_wait": "盤を待っています…",
+    "over_win": "ゲーム終了:プレイヤー{n}の勝ち({a}対{b})!",
+    "over_draw": "ゲーム終了:引き分け({a}対{b})。",
+    "timer": "この番の時間:{s}秒",
+    "timer_limit": "この番の時間:{s}秒 / {limit}秒",
+    # flags
+    "flags_heading": "問題",
+    "flags_none": "問題はありません。よくできました!",
+    "flag_fixed": "解決",
+    "flag_active": "直してください",
+    "flag_wrong_start": "{at}の種は今は取れません。元に戻してください。",
+    "flag_not_all_lifted": "{at}に種が残っています。全部取ってください。",
+    "flag_wrong_pit": "種が{at}に入りました。入れるのは{expected}です。取り戻してください。",
+    "flag_extra_seed": "{at}に種が2個以上入りました。余分な種を取り戻して、1個ずつ入れてください。",
+    "flag_opponent_store": "種が{at}に入りました。相手のストアには入れません。取り戻してください。",
+    "flag_seed_lost": (
+        "種が1個なくなりました。盤から落ちたかもしれません。見つけて{expected}に入れてください。"
+    ),
+    "flag_seed_lost_anywhere": (
+        "種が1個なくなりました。盤から落ちたかもしれません。見つけて元に戻してください。"
+    ),
+    "flag_foreign_seed": "ゲームに使っていない種が{at}に入りました。取り出してください。",
+    "flag_board_mismatch": "{at}の種がゲームと合いません。その場所を確かめてください。",
+    "flag_sensor_fault": "{at}の下のはかりが動いていません({detail})。",
+    "flag_unknown": "{at}で問題「{kind}」が起きました。",
+    # history, record, game
+    "history_heading": "これまでの手",
+    "history_none": "まだ手はありません。",
+    "history_item": "プレイヤー{p}が穴{n}を選びました",
+    "record_download": "棋譜をダウンロード(JSON)",
+    "game_heading": "ゲーム",
+    "variant_label": "ルール",
+    "variant_congkak": "チョンカ",
+    "variant_kalah": "カラハ",
+    "variant_oware": "アワレ",
+    "options_label": "オプション",
+    "mode_label": "モード",
+    "mode_play": "対局",
+    "mode_teach": "レッスン",
+    "mode_demo": "デモ",
+    "value_yes": "はい",
+    "value_no": "いいえ",
+    "value_none": "なし",
+    "opt_pits": "1列の穴の数",
+    "opt_seeds": "はじめに1つの穴に入れる種",
+    "opt_sow_own_store": "自分のストアにも種を入れる",
+    "opt_laps": "周回",
+    "opt_extra_turn": "最後の種が自分のストアに入るともう1回",
+    "opt_capture": "種の取り方",
+    "opt_capture_requires_opposite": "向かいの穴に種があるときだけ取れる",
+    "opt_capture_counts": "取れる種の数",
+    "opt_grand_slam": "グランドスラム",
+    "opt_skip_origin": "長い周回では最初の穴をとばす",
+    "opt_must_feed": "種のない相手に種を渡す",
+    "opt_no_move": "種がないとき",
+    "opt_end": "ゲームの終わり方",
+    "opt_end_sweep": "最後に残った種の行き先",
+    "opt_cycle": "同じ局面のくり返し",
+    "opt_simultaneous_opening": "最初の手を二人同時に打つ",
+    "opt_opening_next": "同時スタートの後に先に打つ人",
+    "opt_handicap_rounds": "ハンデ付きのラウンド",
+    "opt_handicap_partial": "満たせない穴",
+    "opt_move_time_limit_s": "手を始めるまでの秒数",
+    # the simulated board
+    "sim_heading": "シミュレーションの盤で遊ぶ",
+    "sim_help": (
+        "番のプレイヤーの光っている穴をクリックすると、その手を打ちます。"
+        "ボタンを押すとわざと間違えて、盤がどう知らせるかを見られます。"
+    ),
+    "sim_mistakes": "わざと間違える",
+    "sim_play_pit": "{place}を打つ",
+    "mistake_wrong_start": "取れない穴から取る",
+    "mistake_not_all_lifted": "種を取り残す",
+    "mistake_wrong_pit": "違う穴に入れる",
+    "mistake_extra_seed": "2個いっしょに入れる",
+    "mistake_opponent_store": "相手のストアに入れる",
+    "mistake_seed_lost": "種を盤の外に落とす",
+    "mistake_foreign_seed": "外から種を足す",
+    "error_refused": "盤に断られました:{error}",
+    "error_network": "盤に届きませんでした。",
+    # sensors
+    "sensors_heading": "センサー",
+    "sensors_help": "穴とストアの下にある重さのセンサーが種を量ります。",
+    "sensors_board": "盤:{name}、セル{cells}個",
+    "sensors_idle": "使っていないセル:{cells}",
+    "col_cell": "セル",
+    "col_place": "場所",
+    "col_raw": "生の値",
+    "col_grams": "重さ(g)",
+    "col_noise": "ノイズ(g rms)",
+    "col_rate": "毎秒のサンプル数",
+    "col_fault": "最後の故障",
+    "fault_none": "なし",
+    "leds_power": "LED:{a} A、明るさ {b}%",
+    # admin
+    "admin_heading": "管理",
+    "admin_help": "ここを使うには管理用のPINが必要です。",
+    "admin_no_pin": "この盤には管理用のPINが設定されていないので、ここは使えません。",
+    "pin_label": "PIN",
+    "login": "ログイン",
+    "logout": "ログアウト",
+    "logged_in": "ログインしています。",
+    "logged_out": "ログインしていません。",
+    "new_game_heading": "新しいゲーム",
+    "new_game_variant": "ルール",
+    "new_game_options": "オプション(JSON・空でもよい)",
+    "new_game_start": "新しいゲームを始める",
+    "undo_heading": "取り消し",
+    "undo": "最後の手を取り消す",
+    "mode_set": "モードを変える",
+    "calibrate_heading": "はかりの調整",
+    "calibrate_stage": "段階",
+    "stage_empty": "1. 盤が空になっている",
+    "stage_layout": "2. どのセルがどの場所の下にあるか調べる",
+    "stage_reference": "3. 基準のおもりを置いた",
+    "calibrate_grams": "基準のおもり(g)",
+    "calibrate_go": "調整する",
+    "done": "完了しました。",
+}
+
+STRINGS: dict[str, dict[str, str]] = {"en": EN, "ja": JA}
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def placeholders(template: str) -> set[str]:
+    """The `{name}` placeholders of a template."""
+    return set(_PLACEHOLDER.findall(template))
+
+
+def t(lang: str, key: str, **params: object) -> str:
+    """The string `key` in `lang` with its placeholders filled (unknown ones are left as is)."""
+    table = STRINGS.get(lang, STRINGS[DEFAULT_LANGUAGE])
+    template = table.get(key, STRINGS[DEFAULT_LANGUAGE].get(key, key))
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return str(params[name]) if name in params else match.group(0)
+
+    return _PLACEHOLDER.sub(fill, template)
+
+
+def normalize(value: str | None) -> str | None:
+    """`ja`, `ja-JP`, `JA` -> `ja`; None for anything that is not a page language."""
+    if not value:
+        return None
+    base = value.strip().lower().replace("_", "-").split("-")[0]
+    return base if base in LANGUAGES else None
+
+
+def pick_language(
+    switch: str | None,
+    cookie: str | None,
+    accepted: Iterable[tuple[str, float]],
+) -> str:
+    """The page language: the `?lang=` switch, then the cookie, then Accept-Language (best
+    quality first, as Werkzeug's `request.accept_languages` lists them), then English."""
+    for explicit in (switch, cookie):
+        lang = normalize(explicit)
+        if lang:
+            return lang
+    for value, quality in sorted(accepted, key=lambda item: -item[1]):
+        lang = normalize(value)
+        if lang and quality > 0:
+            return lang
+    return DEFAULT_LANGUAGE
+
+
+def table(lang: str) -> Mapping[str, str]:
+    """All strings of one language, for the page's JavaScript."""
+    return STRINGS.get(lang, STRINGS[DEFAULT_LANGUAGE])

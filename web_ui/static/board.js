@@ -1,0 +1,465 @@
+/* sowboard: the board page. Draws the board as SVG, tells whose turn it is, what comes next,
+   what went wrong, and (on the simulated board) lets you play by clicking. */
+(function () {
+  "use strict";
+
+  var S = window.Sowboard;
+  var t = S.t;
+  var SVG = "http://www.w3.org/2000/svg";
+
+  // Geometry (SVG units).
+  var PIT_R = 44;
+  var STEP = 112;
+  var STORE_W = 100;
+  var PAD = 24;
+  var ROW_TOP = 140;
+  var ROW_BOTTOM = 264;
+  var HEIGHT = 420;
+
+  var drawn = null; // {key, places: {"p,i": {group, ring, count, color, next, problem}}}
+
+  function svg(tag, attrs, text) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      node.setAttribute(k, attrs[k]);
+    });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function pitsOf(status) {
+    var pits = status.game.position.pits;
+    return pits && pits[0] ? pits[0].length : status.board.pits;
+  }
+
+  /* RULES.md section 1: congkak sows clockwise with the store on the player's left, so own pit
+     0 is the player's rightmost; kalah and oware sow counter-clockwise with the store on the
+     right. Player 0 sits at the bottom, player 1 at the top, facing them. */
+  function storeOnLeftOfPlayer(status) {
+    return status.game.variant === "congkak";
+  }
+
+  function layout(status) {
+    var n = pitsOf(status);
+    var width = PAD + STORE_W + PAD + n * STEP + PAD + STORE_W + PAD;
+    var leftStoreX = PAD + STORE_W / 2;
+    var rightStoreX = width - PAD - STORE_W / 2;
+    var firstPitX = PAD + STORE_W + PAD + STEP / 2;
+    var cw = storeOnLeftOfPlayer(status);
+    function column(player, i) {
+      // column 0 is the viewer's leftmost
+      if (cw) return player === 0 ? n - 1 - i : i;
+      return player === 0 ? i : n - 1 - i;
+    }
+    return {
+      n: n,
+      width: width,
+      pit: function (player, i) {
+        return { x: firstPitX + column(player, i) * STEP, y: player === 0 ? ROW_BOTTOM : ROW_TOP };
+      },
+      store: function (player) {
+        var left = cw ? player === 0 : player === 1;
+        return { x: left ? leftStoreX : rightStoreX, y: (ROW_TOP + ROW_BOTTOM) / 2 };
+      },
+    };
+  }
+
+  function buildBoard(status) {
+    var geo = layout(status);
+    var root = svg("svg", {
+      viewBox: "0 0 " + geo.width + " " + HEIGHT,
+      role: "group",
+      "aria-labelledby": "board-title",
+      class: "board-svg",
+    });
+    root.appendChild(svg("title", { id: "board-title" }, t("board_svg_title")));
+    root.appendChild(
+      svg("rect", {
+        x: PAD / 2, y: 70, width: geo.width - PAD, height: 264, rx: 124, class: "wood",
+      })
+    );
+    var labels = {
+      1: svg("text", { x: geo.width / 2, y: 20, class: "player-label", id: "player-label-1" }),
+      0: svg("text", { x: geo.width / 2, y: HEIGHT - 14, class: "player-label", id: "player-label-0" }),
+    };
+    root.appendChild(labels[0]);
+    root.appendChild(labels[1]);
+
+    var places = {};
+    [0, 1].forEach(function (player) {
+      for (var i = 0; i < geo.n; i++) {
+        var at = geo.pit(player, i);
+        places[player + "," + i] = buildPit(root, [player, i], at, player);
+      }
+      places[player + ",store"] = buildStore(root, [player, "store"], geo.store(player));
+    });
+    var host = document.getElementById("board");
+    host.textContent = "";
+    host.appendChild(root);
+    return { key: geo.n + ":" + status.game.variant, places: places, labels: labels };
+  }
+
+  function markers(group, x, yTop, xRight) {
+    // ▼ "the next step goes here": a black down-pointing triangle above the place.
+    var next = svg("g", { class: "marker-next", "aria-hidden": "true" });
+    next.appendChild(
+      svg("path", {
+        d: "M " + (x - 13) + " " + (yTop - 20) + " L " + (x + 13) + " " + (yTop - 20) +
+          " L " + x + " " + (yTop - 2) + " Z",
+      })
+    );
+    group.appendChild(next);
+    // ⚠ "problem here": a yellow warning triangle with "!" at the top right.
+    var problem = svg("g", { class: "marker-problem", "aria-hidden": "true" });
+    var cx = xRight;
+    var cy = yTop + 8;
+    problem.appendChild(
+      svg("path", {
+        d: "M " + cx + " " + (cy - 16) + " L " + (cx + 17) + " " + (cy + 13) +
+          " L " + (cx - 17) + " " + (cy + 13) + " Z",
+      })
+    );
+    problem.appendChild(svg("text", { x: cx, y: cy + 9 }, "!"));
+    group.appendChild(problem);
+    return { next: next, problem: problem };
+  }
+
+  function buildPit(root, place, at, player) {
+    var group = svg("g", { class: "place pit", "data-place": S.placeKey(place) });
+    var ring = svg("circle", { cx: at.x, cy: at.y, r: PIT_R + 9, class: "ring" });
+    var cup = svg("circle", { cx: at.x, cy: at.y, r: PIT_R, class: "cup" });
+    var count = svg("text", { x: at.x, y: at.y + 2, class: "count" });
+    var color = svg("text", { x: at.x, y: at.y + 29, class: "color-name" });
+    var numberY = player === 0 ? at.y + PIT_R + 36 : at.y - PIT_R - 44;
+    var number = svg("text", { x: at.x, y: numberY, class: "pit-number" }, String(place[1] + 1));
+    group.appendChild(ring);
+    group.appendChild(cup);
+    group.appendChild(count);
+    group.appendChild(color);
+    group.appendChild(number);
+    var m = markers(group, at.x, at.y - PIT_R - 8, at.x + PIT_R * 0.8);
+    root.appendChild(group);
+    group.addEventListener("click", function () {
+      play(group);
+    });
+    group.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        play(group);
+      }
+    });
+    return { group: group, ring: ring, count: count, color: color, next: m.next, problem: m.problem };
+  }
+
+  function buildStore(root, place, at) {
+    var h = ROW_BOTTOM - ROW_TOP + 2 * PIT_R;
+    var group = svg("g", { class: "place store", "data-place": S.placeKey(place) });
+    var ring = svg("rect", {
+      x: at.x - STORE_W / 2 - 9, y: at.y - h / 2 - 9, width: STORE_W + 18, height: h + 18,
+      rx: STORE_W / 2 + 9, class: "ring",
+    });
+    var cup = svg("rect", {
+      x: at.x - STORE_W / 2, y: at.y - h / 2, width: STORE_W, height: h, rx: STORE_W / 2,
+      class: "cup",
+    });
+    var count = svg("text", { x: at.x, y: at.y + 2, class: "count store-count" });
+    var color = svg("text", { x: at.x, y: at.y + 36, class: "color-name" });
+    var label = svg("text", { x: at.x, y: at.y - 40, class: "store-label" }, t("store_short"));
+    var owner = svg("text", { x: at.x, y: at.y - 62, class: "store-owner" }, t("player", { n: place[0] + 1 }));
+    [ring, cup, count, color, label, owner].forEach(function (n) {
+      group.appendChild(n);
+    });
+    var m = markers(group, at.x, at.y - h / 2 - 8, at.x + STORE_W / 2 - 8);
+    root.appendChild(group);
+    return { group: group, ring: ring, count: count, color: color, next: m.next, problem: m.problem };
+  }
+
+  function seedsAt(status, place) {
+    var pos = status.game.position;
+    if (place[1] === "store") return pos.stores[place[0]];
+    var row = pos.pits[place[0]];
+    return row ? row[place[1]] : 0;
+  }
+
+  function keysOf(places) {
+    var set = {};
+    (places || []).forEach(function (p) {
+      if (Array.isArray(p)) set[S.placeKey(p)] = true;
+    });
+    return set;
+  }
+
+  function canPlay(status) {
+    var game = status.game;
+    return !!status.sim && !game.position.over && game.expected_kind === "pickup" &&
+      game.phase !== "relay";
+  }
+
+  function renderBoard(status) {
+    var key = pitsOf(status) + ":" + status.game.variant;
+    if (!drawn || drawn.key !== key) drawn = buildBoard(status);
+    var game = status.game;
+    var mover = game.position.to_move;
+    var expected = keysOf(game.expected);
+    var problems = keysOf(
+      status.flags.filter(function (f) { return f.active; }).map(function (f) { return f.at; })
+    );
+    var lights = (status.leds && status.leds.places) || {};
+    var playable = canPlay(status);
+
+    [0, 1].forEach(function (player) {
+      var label = drawn.labels[player];
+      label.textContent = t("player", { n: player + 1 });
+      label.classList.toggle("to-move", !game.position.over && player === mover);
+    });
+
+    Object.keys(drawn.places).forEach(function (k) {
+      var view = drawn.places[k];
+      var parts = k.split(",");
+      var place = [Number(parts[0]), parts[1] === "store" ? "store" : Number(parts[1])];
+      var seeds = seedsAt(status, place);
+      var light = lights[k];
+      var lit = S.isLit(light);
+      view.count.textContent = String(seeds);
+      view.ring.setAttribute("fill", lit ? light.color : "none");
+      view.ring.setAttribute("class", "ring" + (lit ? " lit fx-" + (light.effect || "solid") : ""));
+      view.color.textContent = lit ? t(S.colorKey(light.color)) : "";
+      view.group.dataset.color = lit ? light.color.toLowerCase() : "off";
+      view.group.dataset.effect = lit ? light.effect || "solid" : "none";
+      view.group.dataset.seeds = String(seeds);
+      view.next.classList.toggle("shown", !!expected[k]);
+      view.problem.classList.toggle("shown", !!problems[k]);
+      var name = S.absPlaceName(place);
+      var clickable = playable && place[0] === mover && place[1] !== "store" && seeds > 0;
+      view.group.classList.toggle("playable", clickable);
+      if (clickable) {
+        view.group.setAttribute("tabindex", "0");
+        view.group.setAttribute("role", "button");
+        view.group.setAttribute(
+          "aria-label", t("sim_play_pit", { place: S.placeName(place, mover) }) + ". " +
+            t("aria_place", { place: name, seeds: S.seeds(seeds), color: S.lightName(light) })
+        );
+      } else {
+        view.group.removeAttribute("tabindex");
+        view.group.setAttribute("role", "img");
+        view.group.setAttribute(
+          "aria-label", t("aria_place", { place: name, seeds: S.seeds(seeds), color: S.lightName(light) })
+        );
+      }
+    });
+  }
+
+  function play(group) {
+    if (!group.classList.contains("playable")) return;
+    var pit = Number(group.dataset.place.split(",")[1]);
+    S.report(S.post("/api/sim/move", { pit: pit }));
+  }
+
+  function expectation(status) {
+    var game = status.game;
+    var pos = game.position;
+    var n = pos.to_move + 1;
+    var places = game.expected || [];
+    var where = S.placeList(places, pos.to_move);
+    if (pos.over) return "";
+    switch (game.expected_kind) {
+      case "pickup":
+        if (game.phase === "relay") return t("expect_relay", { n: n, place: where });
+        if (places.length === 1) return t("expect_pickup_one", { n: n, place: where });
+        return t("expect_pickup_any", { n: n });
+      case "sow":
+        return t("expect_sow", { n: n, place: where });
+      case "capture":
+        return t("expect_capture", { n: n, place: where });
+      case "sweep":
+        return t("expect_sweep", { place: where });
+      default:
+        return t("expect_wait");
+    }
+  }
+
+  function renderTurn(status) {
+    var pos = status.game.position;
+    var turn = document.getElementById("turn");
+    var a = pos.stores[0];
+    var b = pos.stores[1];
+    if (pos.over) {
+      if (pos.winner === "draw" || pos.winner === null) {
+        turn.textContent = t("over_draw", { a: a, b: b });
+      } else {
+        var w = pos.winner;
+        turn.textContent = t("over_win", { n: w + 1, a: pos.stores[w], b: pos.stores[1 - w] });
+      }
+    } else {
+      turn.textContent = t("turn", { n: pos.to_move + 1 }) + " " +
+        t(pos.to_move === 0 ? "turn_bottom" : "turn_top");
+    }
+    turn.dataset.player = pos.over ? "over" : String(pos.to_move);
+    document.getElementById("expect").textContent = expectation(status);
+    var hand = status.game.hand || [0, 0];
+    var inHand = pos.over ? 0 : hand[pos.to_move] || 0;
+    document.getElementById("hand").textContent = inHand > 0 ? t("hand", { seeds: S.seeds(inHand) }) : "";
+  }
+
+  var timerBase = null;
+  function renderTimer() {
+    var box = document.getElementById("timer");
+    var status = S.status;
+    var timer = status.game.turn_timer;
+    if (!timer || timerBase === null || status.game.position.over || timer.elapsed_s === null) {
+      box.textContent = "";
+      return;
+    }
+    var s = Math.floor(timer.elapsed_s + (Date.now() - timerBase) / 1000);
+    box.textContent = timer.limit_s
+      ? t("timer_limit", { s: s, limit: timer.limit_s })
+      : t("timer", { s: s });
+    box.classList.toggle("late", !!timer.limit_s && s > timer.limit_s);
+  }
+
+  function flagText(flag, mover) {
+    var at = S.placeName(flag.at, mover);
+    var expected = S.placeList(flag.expected, mover);
+    var params = { at: at, expected: expected, kind: flag.kind, detail: flag.detail || "?" };
+    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
+      return t("flag_seed_lost_anywhere", params);
+    }
+    var key = "flag_" + flag.kind;
+    return S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
+  }
+
+  function renderFlags(status) {
+    var list = document.getElementById("flags");
+    var panel = document.getElementById("flags-panel");
+    var mover = status.game.position.to_move;
+    var flags = status.flags.slice().sort(function (x, y) {
+      if (x.active !== y.active) return x.active ? -1 : 1;
+      return y.id - x.id;
+    }).slice(0, 8);
+    list.textContent = "";
+    var anyActive = false;
+    flags.forEach(function (flag) {
+      anyActive = anyActive || flag.active;
+      var item = S.el("li", {
+        class: "flag " + (flag.active ? "active" : "fixed"),
+        "data-kind": flag.kind,
+        "data-id": String(flag.id),
+      });
+      item.appendChild(S.el("span", { class: "flag-icon", "aria-hidden": "true" }, flag.active ? "⚠" : "✓"));
+      item.appendChild(S.el("span", { class: "flag-text" }, flagText(flag, mover)));
+      item.appendChild(S.el("span", { class: "flag-state" }, t(flag.active ? "flag_active" : "flag_fixed")));
+      list.appendChild(item);
+    });
+    if (flags.length === 0) list.appendChild(S.el("li", { class: "flag none" }, t("flags_none")));
+    panel.classList.toggle("has-active", anyActive);
+  }
+
+  /* The lit places grouped by what they show: "blue, pulsing: Player 1, pit 1 ▼; ...". */
+  function renderLights(status) {
+    var list = document.getElementById("lights");
+    var lights = (status.leds && status.leds.places) || {};
+    var expected = keysOf(status.game.expected);
+    var problems = keysOf(
+      status.flags.filter(function (f) { return f.active; }).map(function (f) { return f.at; })
+    );
+    var groups = {};
+    var order = [];
+    Object.keys(lights).sort().forEach(function (k) {
+      var light = lights[k];
+      if (!S.isLit(light)) return;
+      var group = light.color.toLowerCase() + "|" + (light.effect || "solid");
+      if (!groups[group]) {
+        groups[group] = { light: light, names: [] };
+        order.push(group);
+      }
+      var parts = k.split(",");
+      var place = [Number(parts[0]), parts[1] === "store" ? "store" : Number(parts[1])];
+      var name = S.absPlaceName(place);
+      if (expected[k]) name += " ▼";
+      if (problems[k]) name += " ⚠";
+      groups[group].names.push(name);
+    });
+    list.textContent = "";
+    order.forEach(function (group) {
+      var light = groups[group].light;
+      var item = S.el("li", { "data-color": light.color.toLowerCase() });
+      var swatch = S.el("span", { class: "swatch fx-" + (light.effect || "solid"), "aria-hidden": "true" });
+      swatch.style.backgroundColor = light.color;
+      item.appendChild(swatch);
+      item.appendChild(S.el("strong", null, S.lightName(light)));
+      item.appendChild(document.createTextNode(": " + groups[group].names.join(t("list_sep_places"))));
+      list.appendChild(item);
+    });
+    if (!list.firstChild) list.appendChild(S.el("li", { class: "none" }, t("legend_none")));
+  }
+
+  function renderHistory(status) {
+    var list = document.getElementById("history");
+    list.textContent = "";
+    var history = status.game.history || [];
+    history.forEach(function (move) {
+      list.appendChild(
+        S.el("li", { value: String(move.ply) }, t("history_item", { p: move.player + 1, n: move.pit + 1 }))
+      );
+    });
+    if (history.length === 0) list.appendChild(S.el("li", { class: "none" }, t("history_none")));
+    list.scrollTop = list.scrollHeight;
+  }
+
+  function optionValue(value) {
+    if (value === true) return t("value_yes");
+    if (value === false) return t("value_no");
+    if (value === null || value === undefined) return t("value_none");
+    if (Array.isArray(value)) return value.join(", ");
+    if (typeof value === "object") return JSON.stringify(value);
+    return String(value);
+  }
+
+  function renderGame(status) {
+    var game = status.game;
+    var vkey = "variant_" + game.variant;
+    document.getElementById("variant").textContent = S.strings[vkey] ? t(vkey) : game.variant;
+    var mkey = "mode_" + status.mode;
+    document.getElementById("mode").textContent = S.strings[mkey] ? t(mkey) : status.mode;
+    var body = document.querySelector("#options tbody");
+    body.textContent = "";
+    Object.keys(game.options || {}).forEach(function (name) {
+      var row = S.el("tr", { "data-option": name });
+      var label = S.strings["opt_" + name] ? t("opt_" + name) : name;
+      row.appendChild(S.el("th", { scope: "row", title: name }, label));
+      row.appendChild(S.el("td", null, optionValue(game.options[name])));
+      body.appendChild(row);
+    });
+  }
+
+  function renderSim(status) {
+    var panel = document.getElementById("sim-panel");
+    panel.hidden = !status.sim;
+    var over = status.game.position.over;
+    panel.querySelectorAll("button.mistake").forEach(function (b) {
+      b.disabled = over;
+    });
+  }
+
+  function render(status) {
+    renderTurn(status);
+    renderFlags(status);
+    renderBoard(status);
+    renderLights(status);
+    renderHistory(status);
+    renderGame(status);
+    renderSim(status);
+    timerBase = Date.now();
+    renderTimer();
+  }
+
+  document.querySelectorAll("button.mistake").forEach(function (button) {
+    button.addEventListener("click", function () {
+      S.report(S.post("/api/sim/mistake", { kind: button.dataset.kind }));
+    });
+  });
+
+  render(S.status);
+  setInterval(renderTimer, 1000);
+  S.listen(render);
+})();

@@ -1,0 +1,47 @@
+/* sowboard: the sensor page, one row per load cell, live. */
+(function () {
+  "use strict";
+
+  var S = window.Sowboard;
+  var t = S.t;
+
+  function fixed(value, digits) {
+    return typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "–";
+  }
+
+  function render(status) {
+    var board = status.board || {};
+    var sensors = status.sensors || [];
+    document.getElementById("board-name").textContent = t("sensors_board", {
+      name: board.name || "?",
+      cells: sensors.length,
+    });
+    var leds = status.leds || {};
+    document.getElementById("leds-power").textContent = t("leds_power", {
+      a: fixed(leds.current_a, 2),
+      b: fixed(typeof leds.brightness === "number" ? leds.brightness * 100 : null, 0),
+    });
+    var idle = board.idle_cells || [];
+    document.getElementById("idle-cells").textContent = idle.length
+      ? t("sensors_idle", { cells: idle.join(", ") })
+      : "";
+    var body = document.querySelector("#sensors tbody");
+    body.textContent = "";
+    sensors.forEach(function (cell) {
+      var row = S.el("tr", { "data-cell": String(cell.cell), class: cell.fault ? "fault" : "" });
+      row.appendChild(S.el("td", { class: "num" }, String(cell.cell)));
+      row.appendChild(S.el("td", null, cell.place ? S.absPlaceName(cell.place) : "–"));
+      row.appendChild(S.el("td", { class: "num" }, typeof cell.raw === "number" ? String(cell.raw) : "–"));
+      row.appendChild(S.el("td", { class: "num" }, fixed(cell.grams, 1)));
+      row.appendChild(S.el("td", { class: "num" }, fixed(cell.noise_g, 3)));
+      row.appendChild(S.el("td", { class: "num" }, fixed(cell.rate_sps, 1)));
+      row.appendChild(
+        S.el("td", { class: "fault-cell" }, cell.fault ? "⚠ " + cell.fault : t("fault_none"))
+      );
+      body.appendChild(row);
+    });
+  }
+
+  render(S.status);
+  S.listen(render);
+})();

@@ -1,0 +1,243 @@
+"""Checking request bodies before they become daemon commands.
+
+Every failure is an `ApiError` naming the offending field (`actions[2].at`, `pit`, `body`), so
+that a client can point at what it got wrong. The daemon checks the meaning again (is that pit
+playable now?) and answers with `CommandError`; this module only checks the shape.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+CALIBRATION_STAGES = ("empty", "layout", "reference")
+MODES = ("play", "teach", "demo")
+MISTAKE_KINDS = (
+    "wrong_start",
+    "not_all_lifted",
+    "wrong_pit",
+    "extra_seed",
+    "opponent_store",
+    "seed_lost",
+    "foreign_seed",
+)
+BUTTONS = ("new_game", "undo", "hint", "mode")
+
+# SIMULATION.md physical actions: kind -> (required fields, optional fields) besides t, action
+# and hand.
+ACTION_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "grab": (("at",), ()),
+    "take": (("at", "n"), ()),
+    "drop": (("at",), ("n",)),
+    "move": (("from", "to"), ()),
+    "press": (("at", "g", "dur"), ()),
+    "bump": (("g", "dur"), ()),
+    "drop_off": ((), ("n",)),
+    "add": (("at",), ("n",)),
+    "button": (("name",), ()),
+}
+MAX_ACTIONS = 500
+MAX_T = 86400.0
+MAX_SEEDS = 200
+
+
+class ApiError(Exception):
+    """An error answered as `{"error": message, "field": field}` with an HTTP status."""
+
+    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.field = field
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.message, "field": self.field}
+
+
+def _show(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def bad(field: str, message: str) -> ApiError:
+    return ApiError(400, f"{field}: {message}", field)
+
+
+def only_fields(body: dict[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
+    for key in body:
+        if key not in allowed:
+            name = f"{prefix}{key}"
+            hint = f"allowed: {', '.join(allowed)}" if allowed else "this takes no fields"
+            raise bad(name, f"unknown field ({hint})")
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def integer(value: Any, field: str, low: int, high: int) -> int:
+    if not is_int(value):
+        raise bad(field, f"expected a whole number, got {_show(value)}")
+    if not low <= value <= high:
+        raise bad(field, f"{value} is out of range ({low} to {high})")
+    return int(value)
+
+
+def number(value: Any, field: str, low: float, high: float, *, low_open: bool = False) -> float:
+    if not is_number(value):
+        raise bad(field, f"expected a number, got {_show(value)}")
+    number_ = float(value)
+    too_low = number_ <= low if low_open else number_ < low
+    if too_low or number_ > high:
+        bound = "more than" if low_open else "from"
+        raise bad(field, f"{_show(value)} is out of range ({bound} {low:g} up to {high:g})")
+    return number_
+
+
+def choice(value: Any, field: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str):
+        raise bad(field, f"expected a string, one of {', '.join(allowed)}; got {_show(value)}")
+    if value not in allowed:
+        raise bad(field, f"{_show(value)} is not allowed; one of {', '.join(allowed)}")
+    return value
+
+
+def place(value: Any, field: str, pits: int) -> list[Any]:
+    """`[player, index]` or `[player, "store"]` (RULES.md section 1)."""
+    shape = 'expected [player, pit] or [player, "store"]'
+    if not isinstance(value, list) or len(value) != 2:
+        raise bad(field, f"{shape}, got {_show(value)}")
+    player, where = value
+    if not is_int(player) or player not in (0, 1):
+        raise bad(field, f"{shape} with player 0 or 1, got {_show(value)}")
+    if where == "store":
+        return [player, "store"]
+    if not is_int(where) or not 0 <= where < pits:
+        raise bad(field, f'{shape} with pit 0 to {pits - 1} or "store", got {_show(value)}')
+    return [player, where]
+
+
+def new_game_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ("variant", "options"))
+    args: dict[str, Any] = {}
+    if "variant" in body:
+        variant = body["variant"]
+        if not isinstance(variant, str) or not variant.strip():
+            raise bad("variant", f"expected a variant name, got {_show(variant)}")
+        args["variant"] = variant.strip()
+    if "options" in body:
+        options = body["options"]
+        if not isinstance(options, dict):
+            raise bad("options", f"expected an object of option names, got {_show(options)}")
+        args["options"] = options
+    return args
+
+
+def undo_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ())
+    return {}
+
+
+def calibrate_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ("stage", "grams"))
+    if "stage" not in body:
+        raise bad("stage", f"is missing; one of {', '.join(CALIBRATION_STAGES)}")
+    args: dict[str, Any] = {"stage": choice(body["stage"], "stage", CALIBRATION_STAGES)}
+    if "grams" in body and body["grams"] is not None:
+        args["grams"] = number(body["grams"], "grams", 0.0, 100000.0, low_open=True)
+    return args
+
+
+def mode_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ("mode",))
+    if "mode" not in body:
+        raise bad("mode", f"is missing; one of {', '.join(MODES)}")
+    return {"mode": choice(body["mode"], "mode", MODES)}
+
+
+def login_pin(body: dict[str, Any]) -> str:
+    only_fields(body, ("pin",))
+    if "pin" not in body:
+        raise bad("pin", "is missing")
+    pin = body["pin"]
+    if is_int(pin):
+        pin = str(pin)
+    if not isinstance(pin, str) or not pin or len(pin) > 128:
+        raise bad("pin", "expected the PIN as a string")
+    return pin
+
+
+def sim_move_args(body: dict[str, Any], pits: int) -> dict[str, Any]:
+    only_fields(body, ("pit",))
+    if "pit" not in body:
+        raise bad("pit", "is missing (the pit index to play, from 0)")
+    return {"pit": integer(body["pit"], "pit", 0, pits - 1)}
+
+
+def sim_mistake_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ("kind",))
+    if "kind" not in body:
+        raise bad("kind", f"is missing; one of {', '.join(MISTAKE_KINDS)}")
+    return {"kind": choice(body["kind"], "kind", MISTAKE_KINDS)}
+
+
+def sim_actions_args(body: dict[str, Any], pits: int) -> dict[str, Any]:
+    only_fields(body, ("actions",))
+    if "actions" not in body:
+        raise bad("actions", "is missing (a list of SIMULATION.md physical actions)")
+    actions = body["actions"]
+    if not isinstance(actions, list) or not actions:
+        raise bad("actions", f"expected a non-empty list of actions, got {_show(actions)}")
+    if len(actions) > MAX_ACTIONS:
+        raise bad("actions", f"{len(actions)} actions; at most {MAX_ACTIONS} at once")
+    return {"actions": [_action(raw, f"actions[{i}]", pits) for i, raw in enumerate(actions)]}
+
+
+def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise bad(where, f"expected an object with t and action, got {_show(raw)}")
+    if "action" not in raw:
+        raise bad(f"{where}.action", f"is missing; one of {', '.join(ACTION_FIELDS)}")
+    kind = raw["action"]
+    if not isinstance(kind, str) or kind not in ACTION_FIELDS:
+        raise bad(f"{where}.action", f"{_show(kind)} is not one of {', '.join(ACTION_FIELDS)}")
+    required, optional = ACTION_FIELDS[kind]
+    only_fields(raw, ("t", "action", *required, *optional, "hand"), prefix=f"{where}.")
+    for key in ("t", *required):
+        if key not in raw:
+            needs = f" (a {kind} needs {', '.join(required)})" if required else ""
+            raise bad(f"{where}.{key}", f"is missing{needs}")
+    out: dict[str, Any] = {
+        "t": number(raw["t"], f"{where}.t", 0.0, MAX_T),
+        "action": kind,
+    }
+    if "hand" in raw:
+        out["hand"] = integer(raw["hand"], f"{where}.hand", 0, 1)
+    for key in ("at", "from", "to"):
+        if key in raw:
+            out[key] = place(raw[key], f"{where}.{key}", pits)
+    if kind == "move" and out["from"] == out["to"]:
+        raise bad(f"{where}.to", "is the same place as from")
+    if "n" in raw:
+        out["n"] = integer(raw["n"], f"{where}.n", 1, MAX_SEEDS)
+    if kind == "press":
+        out["g"] = number(raw["g"], f"{where}.g", 0.0, 50000.0, low_open=True)
+    if kind == "bump":
+        out["g"] = number(raw["g"], f"{where}.g", -50000.0, 50000.0)
+    if kind in ("press", "bump"):
+        out["dur"] = number(raw["dur"], f"{where}.dur", 0.0, 3600.0, low_open=True)
+    if kind == "button":
+        out["name"] = choice(raw["name"], f"{where}.name", BUTTONS)
+    return out
