@@ -238,3 +238,15 @@ def test_an_illegal_move_is_named_when_the_world_is_built() -> None:
 
 def test_a_scenario_built_in_code_gets_its_default_board() -> None:
     assert Scenario("oware").board_file().name == "oware6"
+
+
+def test_actions_arriving_at_run_time_are_checked_the_same_way() -> None:
+    """The daemon's `sim_actions` (controller/daemon/link.py) sends scenario actions live."""
+    from controller.sim import parse_actions
+
+    [drop] = parse_actions([{"t": 0.2, "action": "drop", "at": [1, 4]}], 5, "sim_actions")
+    assert (drop.at, drop.n, drop.hand) == (Place(1, 4), 1, None)
+    with pytest.raises(ScenarioError, match=r"^sim_actions: actions\[0\]\.at: .*0 to 4"):
+        parse_actions([{"t": 0.2, "action": "drop", "at": [1, 5]}], 5, "sim_actions")
+    with pytest.raises(ValueError, match="'throw' is not an action"):
+        Action(0.0, "throw")
