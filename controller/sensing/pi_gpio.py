@@ -22,7 +22,7 @@ imported here, lazily (it is in the `pi` extra), and any import or open error be
 `SourceUnavailable` with a message that says what to do.
 
 >>> PiGpioConfig.default(14).dout[:3], PiGpioConfig.default(14).sck
-((5, 6, 12), 4)
+((2, 3, 12), 4)
 """
 
 from __future__ import annotations
@@ -42,10 +42,11 @@ from controller.sensing.hwsource import CellHealth, FrameQueue, RateMeter, Sourc
 GAIN_PULSES = {128: 25, 32: 26, 64: 27}
 
 #: The Pi-only build's pins (BCM numbers); hardware/wiring.py prints them per board.
+#: GPIO 5, 6, 13, 19 are the buttons (controller/buttons.py), 7-11 SPI0 (the LEDs on 10), 0-1 the
+#: HAT EEPROM. Cells 14 and 15 use the UART pins 14/15: a 16-cell board needs `enable_uart=0`.
 PI_SCK_GPIO = 4
-PI_DOUT_GPIOS = (5, 6, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)
+PI_DOUT_GPIOS = (2, 3, 12, 16, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 14, 15)
 PI_LED_GPIO = 10  # SPI0 MOSI: NeoPixels through rpi_ws281x's SPI mode, no root
-PI_BUTTON_GPIOS = {"new_game": 2, "undo": 3, "hint": 14, "mode": 15}
 
 #: A read that kept SCK high longer than this may have powered the chips down.
 MAX_HIGH_US = 60.0
