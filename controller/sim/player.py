@@ -106,8 +106,8 @@ class VirtualPlayer:
     """Plays whole moves of `game` as timed actions; `game` is kept in step with the truth.
 
     `t` is when the hands are next free (the end of the last planned action); every method
-    appends to `actions` and returns the new ones. For a daemon: set `t = 0.0`, call `play`,
-    and `world.schedule(actions)` (relative to now).
+    appends to `actions` and returns the new ones, which `SimWorld.schedule` takes. A daemon
+    playing a clicked move on a running world uses `schedule_move`.
     """
 
     def __init__(
@@ -150,7 +150,8 @@ class VirtualPlayer:
         assert action.hand is not None
         return action_end(action) + self.interval(action.hand)
 
-    def _step_action(self, step: Step, t: float, rules: Rules) -> Action:
+    def _step_action(self, step: Step, t: float) -> Action:
+        """The hand action that makes a physical rule step at time t."""
         at = step.at
         assert at is not None
         if step.kind is StepKind.PICKUP:
@@ -172,7 +173,7 @@ class VirtualPlayer:
         end = t
         for step in steps:
             if step.kind.physical:
-                action = self._step_action(step, t, self.game.rules)
+                action = self._step_action(step, t)
                 end = action_end(action)
                 t = self._emit(action)
         self.game.play(pit)
@@ -230,7 +231,7 @@ class VirtualPlayer:
                 step = mine[0]
             verdict = follower.feed(step)
             assert verdict.accepted, verdict.reason
-            action = self._step_action(step, clock[h], rules)
+            action = self._step_action(step, clock[h])
             end = max(end, action_end(action))
             clock[h] = self._emit(action)
         used = len(choices) - len(queue) - sum(1 for f in first if f is not None)
@@ -243,7 +244,7 @@ class VirtualPlayer:
             sweep = follower.expected()[0]
             verdict = follower.feed(sweep)
             assert verdict.accepted, verdict.reason
-            action = self._step_action(sweep, t, rules)
+            action = self._step_action(sweep, t)
             end = action_end(action)
             t = self._emit(action)
         self.game = Game(rules, start=follower.position())
@@ -301,12 +302,11 @@ class VirtualPlayer:
             raise MistakeNotPossible(f"no move of player {player} allows a {kind} mistake here")
         pit, target, extra = self.rng.choice(options)
         slots = self._slots(pit)
-        rules = game.rules
         start = len(self.actions)
         t = self.t + self.think()
         end = t
         for i, slot in enumerate(slots):
-            action = self._step_action(slot.step, t, rules)
+            action = self._step_action(slot.step, t)
             if i == target:
                 action = self._mistake(kind, action, extra)
             end = action_end(action)
