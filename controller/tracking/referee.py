@@ -43,9 +43,8 @@ SENSOR_FAULT = "sensor_fault"
 WRONG_PICKUP = "wrong_pickup"
 
 # A single natural seed weighs at least this many mean seeds (CV 15 %: 4 sigma below the mean;
-# HARDWARE.md); more than ONE_SEED_MAX mean seeds is taken for two.
+# HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
 MIN_SEED = 0.35
-ONE_SEED_MAX = 1.5
 
 FLAG_KINDS = (
     WRONG_START,
@@ -145,6 +144,7 @@ class Referee:
     detector: BoardDetector
     seed_g: float
     follower: StepFollower | None = None
+    start_cv: float = 0.25  # spread of seed masses, from the start layout (see session.py)
     hold_s: float = 0.25
     rest_check_s: float = 1.0
     steps: list[RecognisedStep] = field(default_factory=list)
@@ -172,6 +172,7 @@ class Referee:
         # levels the board was started with: see `start_levels`).
         self.expected_g: list[float | None] = [None] * len(self.detector.cells)
         self.single_seeds: list[float] = []  # masses of seeds seen landing one by one
+        self.last_landing: dict[int, tuple[float, float]] = {}  # cell -> (t, grams)
         self._last_expected: tuple[Place, ...] = ()
         for detector in self.detector.cells:
             detector.seed_g = self.seed_g
@@ -241,13 +242,30 @@ class Referee:
         return 0.5 + 3 * self.seed_cv() * math.sqrt(count)
 
     def seed_cv(self) -> float:
-        """Spread of seed masses, from the seeds seen landing one by one (0.25 until known)."""
+        """Spread of seed masses: from the seeds seen landing one by one, once there are
+        enough of them, else from the start layout's pits."""
         masses = self.single_seeds
-        if len(masses) < 10:
-            return 0.25
+        if len(masses) < 20:
+            return self.start_cv
         mean = sum(masses) / len(masses)
         var = sum((m - mean) ** 2 for m in masses) / (len(masses) - 1)
         return max(0.03, min(0.3, math.sqrt(var) / mean))
+
+    def two_seeds_at(self) -> float:
+        """A landing this heavy (in mean seeds) is two seeds, not one heavy seed.
+
+        Set 4.5 standard deviations above one seed, so that a heavy natural seed is almost
+        never taken for two (an extra seed is the rare case), and never below 1.5."""
+        return max(1.5, 1 + 4.5 * self.seed_cv())
+
+    def _one_seed(self, n: float) -> bool:
+        return MIN_SEED <= n < self.two_seeds_at()
+
+    def _landed(self, n: float) -> int:
+        """Seeds in a landing of `n` mean seeds."""
+        if n < MIN_SEED:
+            return 0
+        return 1 if n < self.two_seeds_at() else max(2, round(n))
 
     def _empty(self, level_g: float) -> bool:
         """A pit reads empty (its zero is re-taken every time it is emptied)."""
@@ -269,8 +287,8 @@ class Referee:
         empty = self._empty(pending.level_g)
         done = False
         if cell in self.tentative:
-            if _one_seed(n):
-                self._seed_seen(pending.net_g)
+            if self._one_seed(n):
+                self._seed_seen(cell, pending.net_g, pending.last_t)
                 del self.tentative[cell]
                 done = True
             elif self._landed_then_taken(cell, self.tentative[cell], pending):
@@ -294,12 +312,13 @@ class Referee:
         ):
             self._take(cell, place, -pending.net_g, pending.last_t)
             done = True
-        elif _one_seed(n) and not self._blocked() and self._sow(place, pending.last_t):
+        elif self._one_seed(n) and not self._blocked() and self._sow(place, pending.last_t):
+            self._seed_seen(cell, pending.net_g, pending.last_t)
             done = True
         elif n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, pending.last_t)
             done = True
-        elif _one_seed(n) and self._sowing_player() is not None:
+        elif self._one_seed(n) and self._sowing_player() is not None:
             self._stray(cell, 1, pending.last_t)
             done = True
         if done:
@@ -323,9 +342,12 @@ class Referee:
         if tentative is not None:
             if self._landed_then_taken(cell, tentative, pending):
                 return True
-            if n >= MIN_SEED:
-                if k >= 2:
-                    self._stray(cell, k - 1, t, EXTRA_SEED)
+            landed = self._landed(n)
+            if landed >= 1:
+                if landed >= 2:
+                    self._stray(cell, landed - 1, t, EXTRA_SEED)
+                else:
+                    self._seed_seen(cell, pending.net_g, t)
                 return True
             self._retract(cell, tentative)
             if k == 0:
@@ -342,13 +364,26 @@ class Referee:
                 self._arrive(carry, t)
                 return True
             if not self._blocked() and self._sow(place, t):
-                if k >= 2:
-                    self._stray(cell, k - 1, t, EXTRA_SEED)
+                landed = self._landed(n)
+                if landed >= 2:
+                    self._stray(cell, landed - 1, t, EXTRA_SEED)
                 return True
             self._stray(cell, k, t)
             return True
         if self.strays.get(cell):
             self._unstray(cell, min(k, self.strays[cell]), t)
+            return True
+        landing = self.last_landing.get(cell)
+        if (
+            k == 1
+            and landing is not None
+            and t - landing[0] < 5.0
+            and landing[1] > 1.25 * self.seed_g
+        ):
+            # One seed taken back from where a heavy "seed" just landed: it was two seeds
+            # (too close to one heavy seed to tell then), and this puts it right.
+            self._raise(EXTRA_SEED, place, landing[0]).resolved_t = t
+            del self.last_landing[cell]
             return True
         if self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
             flag = self._raise(NOT_ALL_LIFTED, place, t)
@@ -359,10 +394,12 @@ class Referee:
         self._wrong_lift(kind, cell, place, -pending.net_g, t)
         return True
 
-    def _seed_seen(self, grams: float) -> None:
-        if len(self.single_seeds) >= 200:
-            del self.single_seeds[:100]
+    def _seed_seen(self, cell: int, grams: float, t: float) -> None:
+        """A single seed landed where expected: learn its mass."""
+        if len(self.single_seeds) >= 400:
+            del self.single_seeds[:200]
         self.single_seeds.append(grams)
+        self.last_landing[cell] = (t, grams)
 
     def _landed_then_taken(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """The guessed seed landed and the pit was emptied (a relay pickup or a capture) before
@@ -571,10 +608,6 @@ class Referee:
             "over": position.over,
             "winner": None if position.outcome is None else position.outcome.result(),
         }
-
-
-def _one_seed(n: float) -> bool:
-    return MIN_SEED <= n < ONE_SEED_MAX
 
 
 def _count(n: float) -> int:

@@ -6,13 +6,14 @@ The simulator's truth is only read afterwards, by `simulation_report`, to score 
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from controller.board import BoardMapping
-from controller.rules import Position, Rules, StepFollower, StepKind
+from controller.rules import Place, Position, Rules, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector
 from controller.sensing.frames import Frame, SampleSource
 
@@ -29,6 +30,7 @@ class Startup:
     noise_g: float
     seed_g: float
     frames: list[Frame]
+    seed_cv: float
 
 
 def read_startup(
@@ -67,7 +69,27 @@ def read_startup(
     noise = max(0.005, statistics.median(noises)) if noises else 0.05
     seed_g = estimate_seed_mass(rules, mapping, levels, position)
     del rate_sps
-    return Startup(levels, noise, seed_g, frames)
+    return Startup(
+        levels, noise, seed_g, frames, estimate_seed_cv(mapping, levels, position, seed_g)
+    )
+
+
+def estimate_seed_cv(
+    mapping: BoardMapping, levels: list[float], position: Position, seed_g: float
+) -> float:
+    """Spread of single seed masses from how much pits of k seeds differ: var(mean) = var / k.
+
+    A cell's calibration error adds to it, so marbles read a little more spread than they are.
+    """
+    terms = []
+    for p in (0, 1):
+        for i, count in enumerate(position.pits[p]):
+            if count:
+                mean = levels[mapping.cell_of[Place(p, i)]] / count
+                terms.append(count * (mean - seed_g) ** 2)
+    if len(terms) < 4:
+        return 0.25
+    return max(0.02, min(0.3, math.sqrt(sum(terms) / (len(terms) - 1)) / seed_g))
 
 
 def start_referee(
@@ -84,7 +106,9 @@ def start_referee(
     detector = BoardDetector(
         calibration, rate_sps=rate_sps, seed_g=startup.seed_g, noise_g=startup.noise_g
     )
-    referee = Referee(rules, mapping, detector, startup.seed_g, follower=follower)
+    referee = Referee(
+        rules, mapping, detector, startup.seed_g, follower=follower, start_cv=startup.seed_cv
+    )
     referee.start_levels(startup.levels_g)
     for frame in startup.frames:
         referee.process(frame)

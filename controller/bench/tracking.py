@@ -1,0 +1,190 @@
+"""`sowboard bench tracking`: the referee on many random full games on the simulated board.
+
+Every combination of preset (congkak, kalah, oware), seeds (glass marbles CV 3 %, natural seeds
+CV 15 %), noise (0.02, 0.05 g), rate (10, 80 SPS) and tempo (a child at 1 seed/s, an expert at
+8 seeds/s) plays one clean game and one game with an injected mistake (the kinds in turn), with
+ring 60 ms, glitches 1e-4 and a 2 % calibration error. The last line is one JSON object:
+
+    games, exact_final, false_flags, mistakes, mistakes_flagged,
+    latency_ms_p50, latency_ms_p99 (80 SPS games), us_per_frame (referee only, per 16 cells)
+
+A mistake counts as flagged when a flag of its kind names its place within 0.5 s of it (for
+`seed_lost`, of the first seed that lands after it: a seed falling off the board weighs
+nothing, so the referee can only see what the hand does next).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import Game, Place
+from controller.sim import MISTAKE_KINDS, MistakeNotPossible, build_simulation, parse_scenario
+from controller.sim.player import InjectedMistake
+from controller.tracking.referee import Referee
+from controller.tracking.session import latencies_ms, percentile, start_referee
+
+PRESETS = ("congkak", "kalah", "oware")
+SEEDS = (("marbles", 0.03), ("natural", 0.15))
+NOISES = (0.02, 0.05)
+RATES = (10, 80)
+TEMPOS = (("child", 1.0), ("expert", 0.125))
+FLAG_WINDOW_S = 0.5
+
+
+@dataclass
+class GameResult:
+    config: str
+    exact: bool
+    flags: list[dict[str, Any]]
+    mistakes: list[InjectedMistake]
+    flagged: int
+    latencies: list[float]
+    rate: int
+    us_per_frame: float
+    problems: list[str] = field(default_factory=list)
+
+
+def play_game(
+    variant: str,
+    sensors: dict[str, Any],
+    seconds_per_seed: float,
+    seed: int,
+    mistake: str | None = None,
+) -> GameResult:
+    scenario = parse_scenario(
+        {
+            "variant": variant,
+            "sensors": {**sensors, "random_seed": seed},
+            "player": {"seconds_per_seed": seconds_per_seed, "jitter": 0.3},
+        },
+        f"bench:{variant}:{seed}",
+    )
+    simulation = build_simulation(scenario)
+    world, player = simulation.world, simulation.player
+    rng = random.Random(seed)
+    game: Game = player.game
+    mistake_at = None
+    if mistake is not None:
+        mistake_at = rng.randint(1, 6)
+    move = 0
+    while not game.over:
+        if mistake is not None and move >= (mistake_at or 0) and not player.mistakes:
+            try:
+                player.play_with_mistake(mistake)
+                move += 1
+                continue
+            except MistakeNotPossible:
+                pass
+        player.play(rng.choice(game.legal_moves()))
+        move += 1
+    world.schedule(player.actions, relative=False)
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    spent = 0.0
+    frames = 0
+    clock = time.perf_counter
+    while True:
+        frame = source.read(None)
+        if frame is None:
+            break
+        t0 = clock()
+        referee.process(frame)
+        spent += clock() - t0
+        frames += 1
+    truth = world.truth()
+    belief = referee.belief()
+    exact = all(truth[k] == belief[k] for k in ("pits", "stores", "hand"))
+    exact = exact and belief["over"] and belief["to_move"] is None
+    landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
+    flagged = sum(1 for m in player.mistakes if _was_flagged(m, referee, world.landings))
+    cells = len(world.board.cells)
+    config = f"{variant} seeds_cv={sensors['seed_cv']} noise={sensors['noise_g']} sps={sensors['rate_sps']} s/seed={seconds_per_seed}"
+    return GameResult(
+        config,
+        exact,
+        [f.to_json() for f in referee.flags],
+        list(player.mistakes),
+        flagged,
+        latencies_ms(referee, landings),
+        int(sensors["rate_sps"]),
+        spent / max(1, frames) * 1e6 * 16 / cells,
+    )
+
+
+def _was_flagged(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> bool:
+    start = mistake.t
+    if mistake.kind == "seed_lost":
+        later = [landing.t for landing in landings if landing.t > mistake.t]
+        start = min(later) if later else mistake.t
+    for flag in referee.flags:
+        if (
+            flag.kind == mistake.kind
+            and flag.at == Place(*mistake.at)
+            and start - 0.05 <= flag.t <= start + FLAG_WINDOW_S
+        ):
+            return True
+    return False
+
+
+def configs() -> list[tuple[str, dict[str, Any], float]]:
+    out = []
+    for variant, (_, cv), noise, rate, (_, tempo) in itertools.product(
+        PRESETS, SEEDS, NOISES, RATES, TEMPOS
+    ):
+        sensors = {
+            "rate_sps": rate,
+            "noise_g": noise,
+            "seed_cv": cv,
+            "ring_ms": 60,
+            "glitch_rate": 1e-4,
+            "calibration_error": 0.02,
+        }
+        out.append((variant, sensors, tempo))
+    return out
+
+
+def main(rounds: int = 1, verbose: bool = False) -> int:
+    results: list[GameResult] = []
+    kinds = itertools.cycle(MISTAKE_KINDS)
+    seed = 0
+    for _ in range(rounds):
+        for variant, sensors, tempo in configs():
+            for mistake in (None, next(kinds)):
+                seed += 1
+                result = play_game(variant, sensors, tempo, seed, mistake)
+                results.append(result)
+                bad = (
+                    not result.exact
+                    or (mistake is None and result.flags)
+                    or (mistake is not None and result.flagged < len(result.mistakes))
+                )
+                if verbose or bad:
+                    what = f"mistake={mistake}" if mistake else "clean"
+                    print(
+                        f"# seed {seed} {result.config} {what}: exact={result.exact} "
+                        f"flags={[(f['kind'], f['at']) for f in result.flags][:4]} "
+                        f"mistakes={[m.to_json() for m in result.mistakes]}",
+                        flush=True,
+                    )
+    clean = [r for r in results if not r.mistakes]
+    with_mistakes = [r for r in results if r.mistakes]
+    fast = [x for r in results if r.rate == 80 for x in r.latencies]
+    summary = {
+        "games": len(results),
+        "exact_final": sum(r.exact for r in results),
+        "false_flags": sum(len(r.flags) for r in clean),
+        "mistakes": sum(len(r.mistakes) for r in with_mistakes),
+        "mistakes_flagged": sum(r.flagged for r in with_mistakes),
+        "latency_ms_p50": round(percentile(fast, 50), 1),
+        "latency_ms_p99": round(percentile(fast, 99), 1),
+        "us_per_frame": round(statistics.median(r.us_per_frame for r in results), 1),
+    }
+    print(json.dumps(summary))
+    return 0
