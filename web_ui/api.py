@@ -110,6 +110,10 @@ def events() -> Response:
 def read_body() -> dict[str, Any]:
     """The POST body as a JSON object (an empty body is `{}`), after the CSRF checks."""
     security.check_post(request)
+    return parse_body()
+
+
+def parse_body() -> dict[str, Any]:
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
@@ -146,9 +150,10 @@ def sim_status() -> dict[str, Any]:
 
 
 def admin_body() -> dict[str, Any]:
-    body = read_body()
+    """CSRF checks, then the PIN, then the body (strangers learn nothing about bodies)."""
+    security.check_post(request)
     security.require_admin(request, web_state().guard)
-    return body
+    return parse_body()
 
 
 @bp.post("/admin/login")

@@ -1,0 +1,76 @@
+"""The app on waitress: real sockets, an unbuffered event stream, and a clean stop."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+
+from tests.web.fake_link import FakeLink
+from tests.web.sse import EventReader
+from web_ui.serve import WebServer
+
+
+@pytest.fixture
+def server(app: Flask) -> Iterator[WebServer]:
+    with WebServer(app, "127.0.0.1", 0) as running:
+        yield running
+
+
+def connect(server: WebServer) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+
+
+def test_serves_the_state_on_a_free_port(server: WebServer, link: FakeLink) -> None:
+    assert server.url == f"http://127.0.0.1:{server.port}"
+    conn = connect(server)
+    conn.request("GET", "/api/state")
+    response = conn.getresponse()
+
+    assert response.status == 200
+    assert response.getheader("Server") == "sowboard"
+    assert json.loads(response.read()) == link.get_status()
+    conn.close()
+
+
+def test_event_stream_is_not_buffered(server: WebServer, link: FakeLink) -> None:
+    conn = connect(server)
+    conn.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
+    response = conn.getresponse()
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "text/event-stream; charset=utf-8"
+
+    def chunks() -> Iterator[bytes]:
+        while True:
+            line = response.readline()
+            if not line:
+                return
+            yield line
+
+    reader = EventReader(chunks())
+    assert reader.next_event(timeout=5).json()["version"] == 0
+    started = time.monotonic()
+    link.command("sim_move", {"pit": 2})
+    pushed = reader.next_event(timeout=5).json()
+
+    assert pushed["version"] == 1
+    assert time.monotonic() - started < 1.0
+    conn.close()
+
+
+def test_stop_ends_open_streams_quickly(app: Flask) -> None:
+    server = WebServer(app, "127.0.0.1", 0).start()
+    conn = connect(server)
+    conn.request("GET", "/api/events")
+    response = conn.getresponse()
+    assert response.readline().startswith(b"retry:")
+
+    started = time.monotonic()
+    server.stop()
+
+    assert time.monotonic() - started < 3.0
+    conn.close()
