@@ -43,6 +43,7 @@ from controller.sensing.hwsource import CellHealth, FrameQueue, RateMeter, Sourc
 PICO_VID = 0x239A  # Adafruit's USB vendor id, which CircuitPython boards use
 DATA_INTERFACE_MARK = "CDC2"  # "CircuitPython CDC2 control": the usb_cdc.data channel
 LINK_LOST = "serial link lost"
+PING_INTERVAL = 5.0  # s between PINGs while connected
 CLOCK_DRIFT = 2e-4  # how fast the time offset may creep up (s per s): crystals are within 1e-4
 SOWPROTO_PATH = Path(__file__).resolve().parents[2] / "firmware" / "sowproto.py"
 
@@ -185,6 +186,7 @@ class SerialSource:
         self._last_pico_s = 0.0
         self._last_t = 0.0
         self._last_rx = 0.0
+        self._last_ping = 0.0
         self._thread = threading.Thread(target=self._run, name="pico-serial", daemon=True)
         self._thread.start()
 
@@ -323,7 +325,7 @@ class SerialSource:
             self._t_base = 0
             self._offset = None
             self._rate.reset()
-            self._last_rx = time.monotonic()
+            self._last_rx = self._last_ping = time.monotonic()
         if self._led_count:
             self._send(self.proto.MSG_LEDS, self.proto.pack_leds(0, self._leds))
         return True
@@ -353,7 +355,7 @@ class SerialSource:
                     self._set_fault(
                         "protocol version mismatch",
                         f"the Pico speaks protocol v{pong['protocol']}, this daemon"
-                        f" v{proto.PROTOCOL_VERSION}: update the firmware (firmware/README)",
+                        f" v{proto.PROTOCOL_VERSION}: update the firmware (hardware/README.md)",
                     )
                     return None
                 if pong.get("cells") != self.cell_count:
@@ -385,12 +387,19 @@ class SerialSource:
                 raise _LinkDown(f"no data from the Pico for {self._silence_timeout:g} s")
             return
         self._last_rx = now
+        if now - self._last_ping > PING_INTERVAL:  # refreshes the Pico's error count
+            self._last_ping = now
+            self._send(self.proto.MSG_PING, self.proto.pack_ping(random.getrandbits(32)))
         for packet in self._decoder.feed(data):
             if packet.msg_type == self.proto.MSG_SAMPLES:
                 self._on_samples(packet.payload, now)
             elif packet.msg_type == self.proto.MSG_PONG:
                 with contextlib.suppress(ValueError, KeyError):
                     self._pico_rx_errors = int(self.proto.unpack_pong(packet.payload)["rx_errors"])
+            elif packet.msg_type == self.proto.MSG_ERROR:
+                with contextlib.suppress(ValueError), self._lock:
+                    code, text = self.proto.unpack_error(packet.payload)
+                    self._detail = f"the Pico said: error {code}: {text}"
 
     def _on_samples(self, payload: bytes, arrival: float) -> None:
         try:

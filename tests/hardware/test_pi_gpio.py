@@ -58,7 +58,7 @@ def test_frames_are_stamped_with_increasing_time_and_seq(pi_rig) -> None:
     assert all(b.seq > a.seq for a, b in itertools.pairwise(frames))
     status = rig.source.status()
     assert status.connected and status.fault is None
-    assert 40 < status.rate_sps < 120, "the chips' 80 SPS, measured"
+    assert 20 < status.rate_sps < 120, "the chips' 80 SPS, measured"
     assert rig.lgpio.group_flags == FakeLgpio.SET_PULL_UP, "DOUT lines get pull-ups"
 
 
@@ -132,7 +132,7 @@ def test_no_chip_at_all_gives_no_frames_and_a_fault(pi_rig) -> None:
 
 def test_slow_consumer_loses_the_oldest_frames_not_the_reader(pi_rig) -> None:
     rig = pi_rig(make_chips([1, 2]), queue_size=2)
-    time.sleep(0.3)  # about 24 frames at 80 SPS into a queue of 2
+    time.sleep(0.4)  # about 32 frames at 80 SPS into a queue of 2
     first = rig.source.read(1.0)
     second = rig.source.read(1.0)
     assert first is not None and second is not None

@@ -288,3 +288,14 @@ def test_close_is_idempotent_and_read_returns_none(bench) -> None:
         pass
     assert b.source.read(None) is None
     assert not b.source.status().connected
+
+
+def test_an_error_from_the_pico_shows_in_the_status_detail(bench) -> None:
+    b = bench([1])
+    wait_for(b.source, complete)
+    b.source._send(0x7F, b"")  # a message type the firmware does not know
+    end = time.monotonic() + 3
+    while time.monotonic() < end and not (b.source.status().detail or "").endswith("0x7f"):
+        time.sleep(0.02)
+    assert b.source.status().detail == "the Pico said: error 4: unknown message 0x7f"
+    assert b.source.status().connected
