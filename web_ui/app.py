@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, Response, current_app, g, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from controller.daemon.link import DaemonLink
@@ -70,6 +71,9 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     then end with a restart), TESTING, and the tuning keys of `DEFAULTS`.
     """
     app = Flask(__name__)
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False  # keep the daemon's order (options as RULES.md lists them)
+    app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": False}
     app.config.from_mapping(DEFAULTS)
     if config:
         app.config.from_mapping(config)

@@ -412,6 +412,9 @@
     if (value === null || value === undefined) return t("value_none");
     if (Array.isArray(value)) return value.join(", ");
     if (typeof value === "object") return JSON.stringify(value);
+    if (typeof value === "string" && S.strings["optval_" + value] !== undefined) {
+      return t("optval_" + value);
+    }
     return String(value);
   }
 

@@ -81,7 +81,7 @@
     else h = (r - g) / (max - min) + 4;
     h = (h * 60 + 360) % 360;
     if (h < 15 || h >= 340) return "color_red";
-    if (h < 40) return "color_orange";
+    if (h < 45) return "color_orange";
     if (h < 70) return "color_yellow";
     if (h < 165) return "color_green";
     if (h < 195) return "color_cyan";
