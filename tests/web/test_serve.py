@@ -10,8 +10,10 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 
+from tests.web.conftest import TEST_CONFIG
 from tests.web.fake_link import FakeLink
 from tests.web.sse import EventReader
+from web_ui.app import create_app
 from web_ui.serve import WebServer
 
 
@@ -74,3 +76,28 @@ def test_stop_ends_open_streams_quickly(app: Flask) -> None:
 
     assert time.monotonic() - started < 3.0
     conn.close()
+
+
+def test_a_closed_page_gives_its_stream_slot_back(link: FakeLink) -> None:
+    # One stream slot; heartbeats every 0.3 s show the server the page has gone.
+    app = create_app(link, {**TEST_CONFIG, "SSE_MAX_STREAMS": 1})
+    with WebServer(app, "127.0.0.1", 0) as server:
+        first = connect(server)
+        first.request("GET", "/api/events")
+        assert first.getresponse().status == 200
+        second = connect(server)
+        second.request("GET", "/api/events")
+        assert second.getresponse().status == 503
+        second.close()
+        first.close()
+
+        deadline = time.monotonic() + 5
+        status = 503
+        while status == 503 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            again = connect(server)
+            again.request("GET", "/api/events")
+            status = again.getresponse().status
+            again.close()
+
+    assert status == 200

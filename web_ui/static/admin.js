@@ -7,10 +7,9 @@
   var t = S.t;
   var csrf = null;
   var state = document.getElementById("admin-state");
-  if (!state) {
-    S.listen(function () {});
-    return;
-  }
+  // Nothing here changes with the board, so this page holds no event stream open.
+  document.getElementById("conn").hidden = true;
+  if (!state) return;
   var loginForm = document.getElementById("login-form");
   var controls = document.getElementById("admin-controls");
   var result = document.getElementById("admin-result");
@@ -104,6 +103,4 @@
     if (grams !== "") body.grams = Number(grams);
     send("/api/admin/calibrate", body);
   });
-
-  S.listen(function () {});
 })();
