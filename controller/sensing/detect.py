@@ -14,7 +14,7 @@ Knows grams and time, never rules. Per cell it tells apart:
 >>> events = [d.update(0.0125 * k, 100.0) for k in range(20)]     # at rest at 100 g
 >>> [e for e in events if e]
 []
->>> trace = [100 + 5 * f for f in (0.25, 1.9, 1.4, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
+>>> trace = [100 + 5 * f for f in (0.25, 1.9, 1.4, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
 >>> out = [d.update(0.0125 * (20 + k), g) for k, g in enumerate(trace)]
 >>> [type(e).__name__ for e in out if e]
 ['Onset', 'Settled']
@@ -71,7 +71,7 @@ class CellDetector:
         seed_g: float = 5.4,
         noise_g: float = 0.02,
         onset_seeds: float = 0.3,
-        settle_seeds: float = 0.25,
+        settle_seeds: float | None = None,
         glitch_g: float = 400.0,
         track_rate: float = 0.02,
     ) -> None:
@@ -80,7 +80,12 @@ class CellDetector:
         self.seed_g = seed_g
         self.noise_g = noise_g
         self.onset_g = max(onset_seeds * seed_g, 6 * noise_g)
+        # At 80 SPS a landing still rings a little when the level has settled; at 10 SPS the
+        # converter has averaged the ring away but the 4-sample ramp must be waited out.
+        if settle_seeds is None:
+            settle_seeds = 0.25 if rate_sps >= 40 else 0.1
         self.settle_g = max(settle_seeds * seed_g, 5 * noise_g)
+        self.track_g = max(4 * noise_g, 0.05 * seed_g)  # rest follows readings this close
         self.glitch_g = glitch_g
         self.track_rate = track_rate
         # The HX711 needs 4 samples to follow a step; wait that long after the onset, and for a
@@ -146,7 +151,7 @@ class CellDetector:
                 self.since_onset = 1
                 return Onset(self.cell, t, grams - rest)
             # At rest: follow drift and creep slowly, but not the first samples of a change.
-            if abs(grams - rest) <= self.settle_g:
+            if abs(grams - rest) <= self.track_g:
                 self.rest = rest + self.track_rate * (grams - rest)
             return None
         self.since_onset += 1

@@ -45,6 +45,7 @@ WRONG_PICKUP = "wrong_pickup"
 # A single natural seed weighs at least this many mean seeds (CV 15 %: 4 sigma below the mean;
 # HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
 MIN_SEED = 0.35
+PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
 
 FLAG_KINDS = (
     WRONG_START,
@@ -112,6 +113,7 @@ class Pending:
     last_t: float
     net_g: float
     level_g: float
+    patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
 
 
 @dataclass
@@ -174,8 +176,6 @@ class Referee:
         self.single_seeds: list[float] = []  # masses of seeds seen landing one by one
         self.last_landing: dict[int, tuple[float, float]] = {}  # cell -> (t, grams)
         self._last_expected: tuple[Place, ...] = ()
-        for detector in self.detector.cells:
-            detector.seed_g = self.seed_g
         self._publish(0.0)
 
     # -- entry point ----------------------------------------------------------------------------
@@ -201,7 +201,11 @@ class Referee:
             self._early_landings(t)
         for cell in list(self.pending):
             pending = self.pending[cell]
-            if t - pending.last_t >= self.hold_s and not self.detector.cells[cell].active:
+            if (
+                t - pending.last_t >= self.hold_s
+                and t >= pending.patience_until
+                and not self.detector.cells[cell].active
+            ):
                 del self.pending[cell]
                 self._explain_late(cell, pending)
         if not self.detector.at_rest():
@@ -266,6 +270,11 @@ class Referee:
         if n < MIN_SEED:
             return 0
         return 1 if n < self.two_seeds_at() else max(2, round(n))
+
+    def _whole_seeds(self, n: float) -> bool:
+        """Could a net change of `n` mean seeds be seeds at all (a whole number of them)?"""
+        k = max(1, round(n))
+        return abs(n - k) <= 0.1 + 3 * self.seed_cv() * math.sqrt(k)
 
     def _empty(self, level_g: float) -> bool:
         """A pit reads empty (its zero is re-taken every time it is emptied)."""
@@ -354,6 +363,12 @@ class Referee:
                 return False
         if k == 0:
             return False  # a press, a knock or creep: nothing moved
+        if n > 0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
+            # Not a whole number of seeds: a finger or a hand resting on the cup, most likely.
+            # Give it time to go away before calling it seeds.
+            pending.patience_until = t + PATIENCE_S
+            self.pending[cell] = pending
+            return False
         if n > 0:
             if cell in self.partial:  # the seeds went back into the pit they were taken from
                 _, flag = self.partial.pop(cell)
@@ -386,7 +401,7 @@ class Referee:
             del self.last_landing[cell]
             return True
         if self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
-            flag = self._raise(NOT_ALL_LIFTED, place, t)
+            flag = self._raise(NOT_ALL_LIFTED, place)
             previous = self.partial.get(cell, (0.0, flag))[0]
             self.partial[cell] = (previous - pending.net_g, flag)
             return True
@@ -473,7 +488,7 @@ class Referee:
     ) -> None:
         if place is None:
             return
-        flag = self._raise(kind, place, t)
+        flag = self._raise(kind, place)
         count = max(1, round(self._seeds(lifted_g)))
         self.carries.append(Carry(place.player, count, lifted_g, cell, place, flag))
 
@@ -496,7 +511,7 @@ class Referee:
                 kind = WRONG_PIT
         self.strays[cell] = self.strays.get(cell, 0) + n
         if cell not in self.stray_flags:
-            self.stray_flags[cell] = self._raise(kind, place, t)
+            self.stray_flags[cell] = self._raise(kind, place)
 
     def _unstray(self, cell: int, n: int, t: float) -> None:
         self.strays[cell] -= n
@@ -506,8 +521,9 @@ class Referee:
             if flag is not None:
                 flag.resolved_t = t
 
-    def _raise(self, kind: str, at: Place | None, t: float, detail: str = "") -> Flag:
-        flag = Flag(t, kind, at, list(self._expected_places()), detail=detail)
+    def _raise(self, kind: str, at: Place | None, t: float | None = None, detail: str = "") -> Flag:
+        """Raise a flag now (or, for a mistake only seen to be one later, at `t`)."""
+        flag = Flag(self.now if t is None else t, kind, at, list(self._expected_places()), detail=detail)
         self.flags.append(flag)
         return flag
 
@@ -551,7 +567,7 @@ class Referee:
                 where = str(place) if place is not None else f"cell {cell}"
                 wrong.append(f"{where}: {'too many' if seeds > 0 else 'too few'}")
         if wrong and self.mismatch is None:
-            self.mismatch = self._raise(BOARD_MISMATCH, None, t, "; ".join(wrong))
+            self.mismatch = self._raise(BOARD_MISMATCH, None, detail="; ".join(wrong))
         elif not wrong and self.mismatch is not None:
             self.mismatch.resolved_t = t
             self.mismatch = None

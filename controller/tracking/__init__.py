@@ -1,0 +1,1 @@
+"""Tracking: the referee that follows the hands through the rules engine."""

@@ -1,0 +1,131 @@
+"""Scenario files (tests/scenarios/): the referee on the simulated board, end to end.
+
+Each scenario is a SIMULATION.md scenario file. For the rule cases the recognised steps must be
+exactly the rules engine's step list of the moves (RULES.md 2) and the final belief the truth;
+for the flag cases, one flag of the named kind at the named place, and once the hands have put
+things right, the game goes on to the same belief as the truth.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.rules import Game, Place, Step, StepKind
+from controller.sim import load_scenario
+from controller.simulate import report, run_simulation
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+# (scenario, what the rule case must show in the engine's steps of its moves)
+RULE_CASES = {
+    "congkak_relay": lambda steps: sum(s.kind is StepKind.PICKUP for s in steps) == 2,
+    "congkak_extra_turn": lambda steps: any(s.kind is StepKind.EXTRA_TURN for s in steps),
+    "congkak_capture_empty_opposite": lambda steps: (
+        sum(s.kind is StepKind.CAPTURE for s in steps[-4:]) == 1
+    ),
+    "kalah_capture_full_opposite": lambda steps: (
+        sum(s.kind is StepKind.CAPTURE for s in steps[-4:]) == 2
+    ),
+    "congkak_pass": lambda steps: any(s.kind is StepKind.PASS for s in steps),
+    "kalah_end_sweep": lambda steps: any(s.kind is StepKind.SWEEP for s in steps),
+    "oware_lap_of_twelve": lambda steps: True,
+    "oware_grand_slam": lambda steps: True,
+}
+
+
+def _run(name: str) -> tuple[dict[str, Any], Any]:
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    return report(simulation, referee), simulation
+
+
+def _physical_in_order(steps: list[Step]) -> list[tuple[str, int, Any]]:
+    """Physical steps; the captures of one move (or sweeps of one end) may come in any order."""
+    out: list[tuple[str, int, Any]] = []
+    group: list[tuple[str, int, Any]] = []
+    for step in steps:
+        if not step.kind.physical:
+            continue
+        item = (step.kind.value, step.player, tuple(step.at) if step.at else None)
+        if step.kind in (StepKind.CAPTURE, StepKind.SWEEP):
+            group.append(item)
+            continue
+        out.extend(sorted(group, key=repr))
+        group = []
+        out.append(item)
+    return out + sorted(group, key=repr)
+
+
+def _same_as_truth(result: dict[str, Any]) -> None:
+    for key in ("pits", "stores", "hand"):
+        assert result["belief"][key] == result["truth"][key], key
+
+
+@pytest.mark.parametrize("name", sorted(RULE_CASES))
+def test_rule_case_scenarios_are_followed_step_by_step(name: str) -> None:
+    result, simulation = _run(name)
+    scenario = simulation.scenario
+    game = Game(scenario.variant, scenario.options)
+    expected: list[Step] = []
+    for pit in scenario.moves:
+        expected.extend(game.steps(pit))
+        game.play(pit)
+    assert RULE_CASES[name](expected), "the scenario no longer shows its rule case"
+    recognised = [Step.from_json(s) for s in result["steps"]]
+    assert _physical_in_order(recognised) == _physical_in_order(expected)
+    assert result["flags"] == []
+    _same_as_truth(result)
+    position = game.position().to_json()
+    for key in ("to_move", "over", "winner"):
+        assert result["belief"][key] == position[key]
+
+
+FLAG_CASES = {
+    "flag_wrong_pit": ("wrong_pit", [0, 5], [[0, 4]]),
+    "flag_extra_seed": ("extra_seed", [0, 3], [[0, 4]]),
+    "flag_opponent_store": ("opponent_store", [1, "store"], [[0, "store"]]),
+    "flag_wrong_start": ("wrong_start", [1, 0], None),
+    "flag_not_all_lifted": ("not_all_lifted", [0, 2], None),
+    "flag_foreign_seed": ("foreign_seed", [1, 3], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLAG_CASES))
+def test_each_mistake_is_flagged_once_at_its_place_and_play_goes_on(name: str) -> None:
+    kind, at, expected = FLAG_CASES[name]
+    result, simulation = _run(name)
+    flags = result["flags"]
+    assert [(f["kind"], f["at"]) for f in flags] == [(kind, at)]
+    if expected is not None:
+        assert flags[0]["expected"] == expected
+    assert "resolved_t" in flags[0], "the hands put it right, so the flag must clear"
+    mistake_t = min(a.t for a in simulation.scenario.actions)
+    assert flags[0]["t"] - mistake_t < 1.5
+    _same_as_truth(result)
+
+
+def test_a_finger_resting_a_press_and_a_knock_are_not_steps() -> None:
+    """SIMULATION.md: a finger on a cup, a hand pressing, the table knocked: no step, no flag."""
+    result, _ = _run("press_and_knock_are_not_steps")
+    assert result["flags"] == []
+    assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
+    _same_as_truth(result)
+
+
+def test_latency_from_landing_to_the_next_place_lit() -> None:
+    """Issue 3 target: at 80 SPS the next place lights within tens of milliseconds."""
+    result, _ = _run("oware_lap_of_twelve")
+    latency = result["latency_ms"]
+    assert latency["n"] > 30
+    assert latency["p99"] <= 80.0
+
+
+def test_report_has_every_field_of_simulation_md() -> None:
+    result, _ = _run("congkak_relay")
+    assert set(result) == {"truth", "belief", "steps", "flags", "latency_ms"}
+    assert set(result["belief"]) == {"pits", "stores", "hand", "to_move", "over", "winner"}
+    assert set(result["latency_ms"]) == {"n", "p50", "p99", "max"}
+    assert all({"t", "player", "step"} <= set(s) for s in result["steps"])
+    assert Place(0, 0).to_json() == [0, 0]
