@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench clean chromium
 
 $(BIN)/sowboard: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,16 @@ lint: $(BIN)/sowboard
 typecheck: $(BIN)/sowboard
 	$(BIN)/mypy
 
-unit: $(BIN)/sowboard
+# The browser tests use Debian's chromium (Playwright's own browser download is not used).
+# As root (CI) it is installed when missing; elsewhere the browser tests say why they skip.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-ipafont-gothic >/dev/null; \
+	  else echo "chromium is missing: sudo apt-get install chromium (browser tests will skip)"; fi; \
+	fi
+
+unit: $(BIN)/sowboard chromium
 	$(BIN)/pytest
 
 test: lint typecheck unit

@@ -523,7 +523,9 @@ class Referee:
 
     def _raise(self, kind: str, at: Place | None, t: float | None = None, detail: str = "") -> Flag:
         """Raise a flag now (or, for a mistake only seen to be one later, at `t`)."""
-        flag = Flag(self.now if t is None else t, kind, at, list(self._expected_places()), detail=detail)
+        flag = Flag(
+            self.now if t is None else t, kind, at, list(self._expected_places()), detail=detail
+        )
         self.flags.append(flag)
         return flag
 
