@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.board import BoardMapping
+from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
@@ -594,6 +595,75 @@ class Referee:
 
     def position(self) -> Position:
         return self.game.position()
+
+    def expected_kind(self) -> str:
+        """pickup | sow | capture | sweep | none: what kind of step comes next."""
+        expected = self.game.expected()
+        return expected[0].kind.value if expected else "none"
+
+    def phase(self) -> str:
+        """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits)."""
+        if self.game.over:
+            return "over"
+        if self._blocked():
+            return "blocked"
+        if self.game.pending_sweeps:
+            return "sweeping"
+        phases = [self.game.hands[p].phase.value for p in self.game.active_players()]
+        for phase in ("capturing", "relay", "sowing", "start"):
+            if phase in phases:
+                return phase
+        return "start"
+
+    def history(self) -> list[dict[str, int]]:
+        """The moves completed so far: ply, player and the pit each started from."""
+        return [
+            {"ply": k, "player": move.player, "pit": move.pit}
+            for k, move in enumerate(self.game.completed, start=1)
+        ]
+
+    def guidance_state(self, places: list[Place]) -> GuidanceState:
+        """What the lights should show now (controller.leds.patterns)."""
+        game = self.game
+        position = game.position()
+        flag = next(
+            (
+                f
+                for f in reversed(self.flags)
+                if f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT)
+            ),
+            None,
+        )
+        mismatch: dict[Place, str] = {}
+        if self.mismatch is not None:
+            for cell, account in enumerate(self.expected_g):
+                detector = self.detector.cells[cell]
+                place = self.place_of.get(cell)
+                if account is None or detector.rest is None or place is None:
+                    continue
+                seeds = self._seeds(detector.rest - account)
+                if abs(seeds) >= 0.6:
+                    mismatch[place] = "too_many" if seeds > 0 else "too_few"
+        steps = game.expected()
+        kind = steps[0].kind.value if steps else "none"
+        relay = any(game.hands[p].phase is Phase.RELAY for p in game.active_players())
+        mover = steps[0].player if steps else position.to_move
+        last = game.completed[-1] if game.completed else None
+        return GuidanceState(
+            to_move=position.to_move,
+            expected_kind=kind,
+            expected=[s.at for s in steps if s.at is not None],
+            relay=relay,
+            mover=mover,
+            flag_kind=None if flag is None else flag.kind,
+            flag_at=None if flag is None else flag.at,
+            flag_expected=[] if flag is None else list(flag.expected),
+            mismatch=mismatch,
+            extra_turn=last is not None and kind == "pickup" and last.player == position.to_move,
+            over=position.over,
+            winner=None if position.outcome is None else position.outcome.winner,
+            places=places,
+        )
 
     def belief(self) -> dict[str, Any]:
         """Where the referee thinks every seed physically is (strays and seeds in hand too)."""
