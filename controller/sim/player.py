@@ -305,8 +305,25 @@ class VirtualPlayer:
         start = len(self.actions)
         t = self.t + self.think()
         end = t
+        lost_at: Place | None = None
         for i, slot in enumerate(slots):
             action = self._step_action(slot.step, t)
+            if lost_at is not None:
+                # The seed after the lost one has landed; the board shows red there and green
+                # where the lost one belonged: a spare seed goes there, then play goes on.
+                t = self._emit(action)
+                spare = Action(action.t + NOTICE_S, "add", at=lost_at, n=1, hand=player)
+                end = action_end(spare)
+                t = self._emit(spare)
+                lost_at = None
+                continue
+            if i == target and kind == "seed_lost":
+                assert action.at is not None
+                self._emit(Action(t, "drop_off", n=1, hand=player))
+                self.mistakes.append(InjectedMistake(kind, t, action.at, player, action.at))
+                lost_at = action.at
+                t += self.interval(player)
+                continue
             if i == target:
                 action = self._mistake(kind, action, extra)
             end = action_end(action)
@@ -374,7 +391,11 @@ class VirtualPlayer:
             elif kind == "opponent_store":
                 out.append((i, Place(1 - player, "store")))
             elif kind == "seed_lost":
-                out.append((i, None))
+                # Only where another seed of the same lap follows: the hand, not noticing the
+                # loss, drops that one next, and that is what the board can see.
+                following = slots[i + 1].step if i + 1 < len(slots) else None
+                if following is not None and following.kind is StepKind.SOW:
+                    out.append((i, None))
             previous = step.at
         return out
 
@@ -414,11 +435,6 @@ class VirtualPlayer:
         if kind == "extra_seed":
             record(InjectedMistake(kind, t, expected, hand, expected))
             return dataclasses.replace(action, n=2)
-        if kind == "seed_lost":
-            self._emit(Action(t, "drop_off", n=1, hand=hand))
-            record(InjectedMistake(kind, t, expected, hand, expected))
-            # The correction: a spare seed put where the lost one should have gone.
-            return Action(t + NOTICE_S, "add", at=expected, n=1, hand=hand)
         if kind == "foreign_seed":
             assert extra is not None
             self._emit(Action(t, "add", at=extra, n=1, hand=hand))

@@ -325,6 +325,14 @@ class Referee:
         elif self._one_seed(n) and not self._blocked() and self._sow(place, pending.last_t):
             self._seed_seen(cell, pending.net_g, pending.last_t)
             done = True
+        elif self._taken_then_sown(cell, place, pending):
+            done = True
+        elif (
+            self._one_seed(n)
+            and self._blocked()
+            and self._lost_seed_replaced(place, pending.last_t)
+        ):
+            done = True
         elif n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, pending.last_t)
             done = True
@@ -354,6 +362,8 @@ class Referee:
                 return True
             landed = self._landed(n)
             if landed >= 1:
+                while landed >= 2 and self._sow(place, t):
+                    landed -= 1  # the other hand's seed, in a simultaneous opening
                 if landed >= 2:
                     self._stray(cell, landed - 1, t, EXTRA_SEED)
                 else:
@@ -381,6 +391,9 @@ class Referee:
                 return True
             if not self._blocked() and self._sow(place, t):
                 landed = self._landed(n)
+                # In a simultaneous opening both hands may have sown here at once.
+                while landed >= 2 and self._sow(place, t):
+                    landed -= 1
                 if landed >= 2:
                     self._stray(cell, landed - 1, t, EXTRA_SEED)
                 return True
@@ -457,6 +470,51 @@ class Referee:
             assert taker is not None
             store = self.cell_of[Place(taker, "store")]
             self.carries.append(Carry(taker, count, lifted_g, store, place))
+
+    def _taken_then_sown(self, cell: int, place: Place | None, pending: Pending) -> bool:
+        """Two hands at one cup (a simultaneous opening): one took the pit (a capture or a
+        relay) and the other's seed fell in just after, so the pit holds that one seed."""
+        if place is None or len(self.game.active_players()) < 2:
+            return False
+        take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        sow = self._expected_at(place, StepKind.SOW)
+        if take is None or sow is None or take.player == sow.player:
+            return False
+        if not self._one_seed(self._seeds(pending.level_g)):
+            return False
+        count = self.game.board[self.rules.index_of(place)]
+        if abs(self._seeds(pending.net_g) + count - 1) > self._tolerance(count):
+            return False
+        lifted = self.expected_g[cell] or 0.0
+        self._take(
+            cell, place, lifted - (pending.level_g - pending.net_g) + pending.net_g, pending.last_t
+        )
+        self.expected_g[cell] = pending.level_g
+        return self._sow(place, pending.last_t)
+
+    def _lost_seed_replaced(self, place: Place | None, t: float) -> bool:
+        """A seed came where one was expected while a stray waits further on.
+
+        The hand lost the seed for this place (it fell off the board) and sowed the next one
+        in its place further on; now a spare has filled the gap. Both are steps after all: the
+        stray becomes the next sow, and its flag turns out to have been a lost seed here.
+        """
+        if place is None or not self.strays or not self._sow(place, t):
+            return False
+        while True:
+            step = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
+            cell = None if step is None or step.at is None else self.cell_of[step.at]
+            if (
+                cell is None
+                or not self.strays.get(cell)
+                or not self._sow(step.at if step else None, t)
+            ):
+                return True
+            flag = self.stray_flags.get(cell)
+            self._unstray(cell, 1, t)
+            if flag is not None and flag.kind == WRONG_PIT:
+                flag.kind = SEED_LOST
+                flag.at = place
 
     def _retract(self, cell: int, tentative: Tentative) -> None:
         """A guessed landing did not happen: back to where the game was before it."""
