@@ -291,56 +291,53 @@ class Referee:
 
     def _explain_now(self, cell: int) -> None:
         """Act on a change at once if it is exactly what is expected (or puts a mistake right)."""
-        pending = self.pending[cell]
+        if self._explained_now(cell, self.pending[cell]):
+            del self.pending[cell]
+
+    def _explained_now(self, cell: int, pending: Pending) -> bool:
         n = self._seeds(pending.net_g)
         place = self.place_of.get(cell)
         empty = self._empty(pending.level_g)
-        done = False
+        t = pending.last_t
         if cell in self.tentative:
             if self._one_seed(n):
-                self._seed_seen(cell, pending.net_g, pending.last_t)
+                self._seed_seen(cell, pending.net_g, t)
                 del self.tentative[cell]
-                done = True
-            elif self._landed_then_taken(cell, self.tentative[cell], pending):
+                return True
+            if self._landed_then_taken(cell, self.tentative[cell], pending):
                 del self.tentative[cell]
-                done = True
-        elif (carry := self._carry_to(cell, pending.net_g)) is not None:
-            self._arrive(carry, pending.last_t)
-            done = True
-        elif self.strays.get(cell) and MIN_SEED <= -n < self.strays[cell] + 0.5:
-            self._unstray(cell, _count(n), pending.last_t)
-            done = True
-        elif cell in self.partial and empty:
+                return True
+            return False
+        carry = self._carry_to(cell, pending.net_g)
+        if carry is not None:
+            self._arrive(carry, t)
+            return True
+        if self.strays.get(cell) and MIN_SEED <= -n < self.strays[cell] + 0.5:
+            self._unstray(cell, _count(n), t)
+            return True
+        if cell in self.partial and empty:
             lifted, flag = self.partial.pop(cell)
-            flag.resolved_t = pending.last_t
-            self._take(cell, place, lifted - pending.net_g, pending.last_t)
-            done = True
-        elif (
-            n < -MIN_SEED
-            and empty
-            and self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
-        ):
-            self._take(cell, place, -pending.net_g, pending.last_t)
-            done = True
-        elif self._one_seed(n) and not self._blocked() and self._sow(place, pending.last_t):
-            self._seed_seen(cell, pending.net_g, pending.last_t)
-            done = True
-        elif self._taken_then_sown(cell, place, pending):
-            done = True
-        elif (
-            self._one_seed(n)
-            and self._blocked()
-            and self._lost_seed_replaced(place, pending.last_t)
-        ):
-            done = True
-        elif n < -MIN_SEED and empty and self._starting_pit(place):
-            self._wrong_lift(WRONG_START, cell, place, -pending.net_g, pending.last_t)
-            done = True
-        elif self._one_seed(n) and self._sowing_player() is not None:
-            self._stray(cell, 1, pending.last_t)
-            done = True
-        if done:
-            del self.pending[cell]
+            flag.resolved_t = t
+            self._take(cell, place, lifted - pending.net_g, t)
+            return True
+        takes = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        if n < -MIN_SEED and empty and self._expected_at(place, *takes):
+            self._take(cell, place, -pending.net_g, t)
+            return True
+        if self._one_seed(n) and not self._blocked() and self._sow(place, t):
+            self._seed_seen(cell, pending.net_g, t)
+            return True
+        if self._taken_then_sown(cell, place, pending):
+            return True
+        if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, t):
+            return True
+        if n < -MIN_SEED and empty and self._starting_pit(place):
+            self._wrong_lift(WRONG_START, cell, place, -pending.net_g, t)
+            return True
+        if self._one_seed(n) and self._sowing_player() is not None:
+            self._stray(cell, 1, t)
+            return True
+        return False
 
     def _account(self, cell: int, net_g: float) -> None:
         expected = self.expected_g[cell]
