@@ -164,6 +164,8 @@ class Referee:
         self.tentative: dict[int, Tentative] = {}
         self.pending: dict[int, Pending] = {}
         self.partial: dict[int, tuple[float, Flag]] = {}
+        # Pits lifted early but found not empty when they settled: (seeds left, flag).
+        self.left_behind: dict[int, tuple[int, Flag]] = {}
         self.place_of = self.mapping.place_of
         self.cell_of = self.mapping.cell_of
         self.now = 0.0
@@ -218,20 +220,42 @@ class Referee:
     # -- early landings -------------------------------------------------------------------------
 
     def _early_landings(self, t: float) -> None:
-        if self._blocked():
-            return
+        """Take expected steps on the first samples that show them.
+
+        A seed landing in the expected place shows as a rise of half a seed; the expected pit
+        being lifted shows as its weight mostly gone (a press never reads below the rest).
+        Either is taken at once and confirmed, or undone, when the cell settles, so that fast
+        hands (a seed every 125 ms, while a 10 SPS reading needs 400 ms to settle) are
+        followed in order.
+        """
+        for _ in range(4):  # a lift and the seeds after it may all show in one frame
+            if self._blocked() or not self._early_step(t):
+                return
+
+    def _early_step(self, t: float) -> bool:
         for step in self.game.expected():
-            if step.kind is not StepKind.SOW or step.at is None:
+            if step.at is None:
                 continue
             cell = self.cell_of[step.at]
             if cell in self.tentative or cell in self.pending:
                 continue
             detector = self.detector.cells[cell]
-            if detector.active and detector.rise > 0.5 * self.seed_g:
-                before = self.game.copy()
-                if self.game.feed(step).accepted:
-                    self.tentative[cell] = Tentative(t, before, step)
+            if not detector.active:
+                continue
+            before = self.game.copy()
+            if step.kind is StepKind.SOW:
+                if detector.rise > 0.5 * self.seed_g and self.game.feed(step).accepted:
                     self.steps.append(RecognisedStep(t, step))
+                    self.tentative[cell] = Tentative(t, before, step)
+                    return True
+                continue
+            content = self.expected_g[cell]
+            if content is None or content < MIN_SEED * self.seed_g:
+                continue
+            if detector.rise < -0.6 * content and self._feed_take(step, cell, step.at, content, t):
+                self.tentative[cell] = Tentative(t, before, step)
+                return True
+        return False
 
     def _blocked(self) -> bool:
         """While a hand mistake waits to be put right, no new step is taken."""
@@ -299,6 +323,18 @@ class Referee:
         place = self.place_of.get(cell)
         empty = self._empty(pending.level_g)
         t = pending.last_t
+        tentative = self.tentative.get(cell)
+        if tentative is not None and tentative.step.kind is not StepKind.SOW:
+            if not empty:
+                return False
+            del self.tentative[cell]
+            self._confirm_take(cell, tentative, -pending.net_g)
+            return True
+        if cell in self.left_behind and empty and n < -MIN_SEED:
+            _count_left, flag = self.left_behind.pop(cell)
+            flag.resolved_t = t
+            self._emptied(cell)
+            return True
         if cell in self.tentative:
             if self._one_seed(n):
                 self._seed_seen(cell, pending.net_g, t)
@@ -354,6 +390,19 @@ class Referee:
         place = self.place_of.get(cell)
         t = pending.last_t
         tentative = self.tentative.pop(cell, None)
+        if tentative is not None and tentative.step.kind is not StepKind.SOW:
+            if self._empty(pending.level_g):
+                self._confirm_take(cell, tentative, -pending.net_g)
+                return True
+            left = _count(self._seeds(pending.level_g))
+            if -n >= MIN_SEED and left >= 1:
+                # Lifted, but not everything: the step stands and the rest must follow.
+                flag = self._raise(NOT_ALL_LIFTED, place)
+                self.left_behind[cell] = (left, flag)
+                self.expected_g[cell] = pending.level_g
+                return True
+            self._retract(cell, tentative)
+            return False
         if tentative is not None:
             if self._landed_then_taken(cell, tentative, pending):
                 return True
@@ -455,18 +504,31 @@ class Referee:
         step = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
         if step is None or place is None:
             return
-        count = self.game.board[self.rules.index_of(place)]
-        if not self.game.feed(step).accepted:
-            return
-        self.steps.append(RecognisedStep(t, step))
-        # The pit is empty now: whatever it reads is its zero (drift, creep, a tare error).
+        self._feed_take(step, cell, place, lifted_g, t)
+        self._emptied(cell)
+
+    def _emptied(self, cell: int) -> None:
+        """The pit is empty now: whatever it reads is its zero (drift, creep, a tare error)."""
         self.detector.rezero(cell)
         self.expected_g[cell] = 0.0
+
+    def _feed_take(self, step: Step, cell: int, place: Place, lifted_g: float, t: float) -> bool:
+        count = self.game.board[self.rules.index_of(place)]
+        if not self.game.feed(step).accepted:
+            return False
+        self.steps.append(RecognisedStep(t, step))
         if step.kind is not StepKind.PICKUP:
             taker = step.player if step.kind is StepKind.CAPTURE else step.to_player
             assert taker is not None
             store = self.cell_of[Place(taker, "store")]
             self.carries.append(Carry(taker, count, lifted_g, store, place))
+        return True
+
+    def _confirm_take(self, cell: int, tentative: Tentative, lifted_g: float) -> None:
+        self._emptied(cell)
+        for carry in self.carries:
+            if carry.flag is None and carry.from_place == tentative.step.at:
+                carry.mass_g = lifted_g  # what actually left the pit, to find it in the store
 
     def _taken_then_sown(self, cell: int, place: Place | None, pending: Pending) -> bool:
         """Two hands at one cup (a simultaneous opening): one took the pit (a capture or a
@@ -612,7 +674,7 @@ class Referee:
         Every settled change is either explained (steps, flags) or judged to be nothing; a
         cell that reads differently from its account by a seed or more has changed without
         the referee seeing it (a slow push, a change hidden under a knock, a restart)."""
-        if self.pending or self.tentative or self.carries or self.partial:
+        if self.pending or self.tentative or self.carries or self.partial or self.left_behind:
             return
         wrong: list[str] = []
         for cell, expected in enumerate(self.expected_g):
@@ -736,6 +798,10 @@ class Referee:
             count = round(self._seeds(mass))
             board[rules.index_of(place)] -= count
             hands[place.player] += count
+        for cell, (count, _flag) in self.left_behind.items():
+            place = self.place_of[cell]
+            board[rules.index_of(place)] += count
+            hands[self._sowing_player() or 0] -= count
         sowing = self._sowing_player()
         for cell, count in self.strays.items():
             board[rules.index_of(self.place_of[cell])] += count
