@@ -200,14 +200,16 @@ class BoardDetector:
         rate_sps: float = 80.0,
         seed_g: float = 5.4,
         noise_g: float = 0.02,
-        knock_cells: int = 3,
+        knock_cells: int | None = None,
     ) -> None:
         self.calibration = list(calibration)
         self.cells = [
             CellDetector(i, rate_sps=rate_sps, seed_g=seed_g, noise_g=noise_g)
             for i in range(len(calibration))
         ]
-        self.knock_cells = knock_cells
+        # A knock moves most cells at once; hands move one or two (and a fast hand at 10 SPS
+        # can start three in one 100 ms frame).
+        self.knock_cells = knock_cells or max(4, len(calibration) // 2)
         self.common_until = -1.0
         self.frames = 0
 

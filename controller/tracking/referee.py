@@ -367,6 +367,8 @@ class Referee:
             return True
         if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, t):
             return True
+        if self._one_seed(n) and self._expected_at(place, StepKind.SOW) and self._strays_moving():
+            return False  # a stray is being taken back: judge this seed once it is gone
         if n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, t)
             return True
@@ -558,7 +560,11 @@ class Referee:
         in its place further on; now a spare has filled the gap. Both are steps after all: the
         stray becomes the next sow, and its flag turns out to have been a lost seed here.
         """
-        if place is None or not self.strays or not self._sow(place, t):
+        if place is None or not self.strays:
+            return False
+        if self._strays_moving():
+            return False  # the stray is being taken back: that is the other correction
+        if not self._sow(place, t):
             return False
         while True:
             step = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
@@ -574,6 +580,9 @@ class Referee:
             if flag is not None and flag.kind == WRONG_PIT:
                 flag.kind = SEED_LOST
                 flag.at = place
+
+    def _strays_moving(self) -> bool:
+        return any(self.detector.cells[c].active or c in self.pending for c in self.strays)
 
     def _retract(self, cell: int, tentative: Tentative) -> None:
         """A guessed landing did not happen: back to where the game was before it."""
