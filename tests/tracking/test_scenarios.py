@@ -129,3 +129,17 @@ def test_report_has_every_field_of_simulation_md() -> None:
     assert set(result["latency_ms"]) == {"n", "p50", "p99", "max"}
     assert all({"t", "player", "step"} <= set(s) for s in result["steps"])
     assert Place(0, 0).to_json() == [0, 0]
+
+
+def test_simultaneous_opening_two_hands_on_one_board() -> None:
+    """RULES.md 3, congkak local rule 「同時進行」: both hands sow at once, each by its own rules
+    on the shared board; the referee follows both and then the player who finished last."""
+    result, simulation = _run("congkak_simultaneous_opening")
+    assert result["flags"] == []
+    _same_as_truth(result)
+    players = {s["player"] for s in result["steps"]}
+    assert players == {0, 1}
+    pickups = [s for s in result["steps"] if s["step"] == "pickup"]
+    assert {tuple(p["at"]) for p in pickups[:2]} == {(0, 3), (1, 2)}
+    game_after = simulation.player.game
+    assert result["belief"]["to_move"] == game_after.to_move
