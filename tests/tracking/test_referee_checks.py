@@ -1,0 +1,58 @@
+"""The referee's checks that are not hand steps: a sensor that dies, a board that does not match
+(issue 3: `sensor_fault`, `board_mismatch`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from controller.rules import Place
+from controller.sim import build_simulation, parse_scenario
+from controller.tracking.referee import BOARD_MISMATCH, SENSOR_FAULT, Referee
+from controller.tracking.session import start_referee
+
+
+def _referee() -> tuple[Referee, object]:
+    scenario = parse_scenario({"variant": "kalah", "sensors": {"random_seed": 2}}, "test")
+    simulation = build_simulation(scenario)
+    world = simulation.world
+    source = simulation.source(endless=True)
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    return referee, source
+
+
+def test_a_cell_that_stops_answering_is_a_sensor_fault_naming_it_until_it_answers_again() -> None:
+    referee, source = _referee()
+    cell = referee.cell_of[Place(1, 2)]
+    for k in range(120):  # 1.5 s at 80 SPS, the cell silent for the middle second
+        frame = source.read(None)  # type: ignore[attr-defined]
+        assert frame is not None
+        if 20 <= k < 100:
+            raw = list(frame.raw)
+            raw[cell] = None
+            frame = replace(frame, raw=tuple(raw))
+        referee.process(frame)
+    faults = [f for f in referee.flags if f.kind == SENSOR_FAULT]
+    assert len(faults) == 1
+    assert faults[0].at == Place(1, 2) and f"cell {cell}" in faults[0].detail
+    assert faults[0].resolved_t is not None
+    assert referee.phase() == "start"  # the game is not blocked by a sensor
+
+
+def test_a_board_that_weighs_other_than_the_belief_at_rest_is_a_board_mismatch() -> None:
+    referee, source = _referee()
+    cell = referee.cell_of[Place(0, 4)]
+    # The referee believes one seed fewer there than the cell weighs (as after a restart
+    # with a seed put in by someone while the daemon was off).
+    account = referee.expected_g[cell]
+    assert account is not None
+    referee.expected_g[cell] = account - referee.seed_g
+    for _ in range(200):
+        frame = source.read(None)  # type: ignore[attr-defined]
+        assert frame is not None
+        referee.process(frame)
+    mismatches = [f for f in referee.flags if f.kind == BOARD_MISMATCH]
+    assert len(mismatches) == 1
+    assert mismatches[0].detail == "[0, 4]: too many"
+    lights = referee.guidance_state(list(referee.cell_of)).mismatch
+    assert lights == {Place(0, 4): "too_many"}
