@@ -47,7 +47,7 @@ class GameResult:
     latencies: list[float]
     rate: int
     us_per_frame: float
-    problems: list[str] = field(default_factory=list)
+    delays: list[float] = field(default_factory=list)  # mistake to its flag, seconds
 
 
 def play_game(
@@ -103,7 +103,8 @@ def play_game(
     exact = all(truth[k] == belief[k] for k in ("pits", "stores", "hand"))
     exact = exact and belief["over"] and belief["to_move"] is None
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
-    flagged = sum(1 for m in player.mistakes if _was_flagged(m, referee, world.landings))
+    delays = [_flag_delay(m, referee, world.landings) for m in player.mistakes]
+    flagged = sum(1 for d in delays if d is not None and d <= FLAG_WINDOW_S)
     cells = len(world.board.cells)
     config = f"{variant} seeds_cv={sensors['seed_cv']} noise={sensors['noise_g']} sps={sensors['rate_sps']} s/seed={seconds_per_seed}"
     return GameResult(
@@ -115,22 +116,20 @@ def play_game(
         latencies_ms(referee, landings),
         int(sensors["rate_sps"]),
         spent / max(1, frames) * 1e6 * 16 / cells,
+        delays=[d for d in delays if d is not None],
     )
 
 
-def _was_flagged(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> bool:
+def _flag_delay(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> float | None:
+    """Seconds from the mistake to the first flag of its kind at its place (None: none)."""
     start = mistake.t
     if mistake.kind == "seed_lost":
         later = [landing.t for landing in landings if landing.t > mistake.t]
         start = min(later) if later else mistake.t
     for flag in referee.flags:
-        if (
-            flag.kind == mistake.kind
-            and flag.at == Place(*mistake.at)
-            and start - 0.05 <= flag.t <= start + FLAG_WINDOW_S
-        ):
-            return True
-    return False
+        if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and flag.t >= start - 0.05:
+            return max(0.0, flag.t - start)
+    return None
 
 
 def configs() -> list[tuple[str, dict[str, Any], float]]:
@@ -176,6 +175,20 @@ def main(rounds: int = 1, verbose: bool = False) -> int:
     clean = [r for r in results if not r.mistakes]
     with_mistakes = [r for r in results if r.mistakes]
     fast = [x for r in results if r.rate == 80 for x in r.latencies]
+    by_rate: dict[str, Any] = {}
+    for rate in RATES:
+        mine = [r for r in results if r.rate == rate]
+        delays = [d * 1000 for r in mine for d in r.delays]
+        by_rate[str(rate)] = {
+            "games": len(mine),
+            "exact_final": sum(r.exact for r in mine),
+            "false_flags": sum(len(r.flags) for r in mine if not r.mistakes),
+            "mistakes": sum(len(r.mistakes) for r in mine),
+            "mistakes_flagged": sum(r.flagged for r in mine),
+            "flag_delay_ms_p50": round(percentile(delays, 50), 1),
+            "flag_delay_ms_max": round(max(delays), 1) if delays else None,
+        }
+    print("# by rate (SPS): " + json.dumps(by_rate))
     summary = {
         "games": len(results),
         "exact_final": sum(r.exact for r in results),
