@@ -369,17 +369,23 @@ def random_playout(
     relay = options.laps == "relay"
     extra_turn = options.extra_turn
     capture_places = rules.capture_places
-    no_capture = options.capture == "none"
+    opposite_capture = options.capture == "opposite"
+    counts_capture = options.capture == "counts"
+    counts = frozenset(options.capture_counts)
+    row_of = rules.row_of.get
     must_feed = options.must_feed
     forbidden_slam = options.grand_slam == "forbidden" and options.capture == "counts"
     check_cycle = options.cycle != "none"
     end = options.end
     total = sum(board)
     rows = (slice(0, n1 - 1), slice(n1, 2 * n1 - 1))
+    store0, store1 = stores
+    seen = history.seen
     player = to_move
+    opponent_empty = must_feed and not sum(board[rows[1 - player]])
     moves = 0
     while True:
-        if forbidden_slam or (must_feed and not sum(board[rows[1 - player]])):
+        if forbidden_slam or opponent_empty:
             choices = [player * n1 + m for m in rules.legal_moves(board, player)]
         else:
             choices = [j for j in own_pits[player] if board[j]]
@@ -413,7 +419,10 @@ def random_playout(
             candidate = player if extra_turn else 1 - player
         else:
             candidate = 1 - player
-            if not no_capture:
+            # Cheap tests first: most last seeds capture nothing.
+            if (opposite_capture and board[last] == 1 and row_of(last) == player) or (
+                counts_capture and board[last] in counts and row_of(last) == candidate
+            ):
                 for idx in capture_places(board, player, last):
                     board[own_store] += board[idx]
                     board[idx] = 0
@@ -435,8 +444,18 @@ def random_playout(
                 return moves, rules.outcome(board, termination)
             assert settlement.to_move is not None
             player = settlement.to_move
+            opponent_empty = must_feed and not sum(board[rows[1 - player]])
         else:
             player = candidate
-        if check_cycle and history.remember(rules, board, player):
-            rules.apply_sweep(board, Termination.CYCLE)
-            return moves, rules.outcome(board, Termination.CYCLE)
+            opponent_empty = False  # `there` holds seeds, or must_feed is off
+        if check_cycle:
+            # As PositionHistory.remember, inline.
+            stored = board[store0] + board[store1]
+            if stored != history.stored:
+                seen.clear()
+                history.stored = stored
+            key = (*board, player)
+            if key in seen:
+                rules.apply_sweep(board, Termination.CYCLE)
+                return moves, rules.outcome(board, Termination.CYCLE)
+            seen.add(key)
