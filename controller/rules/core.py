@@ -321,7 +321,11 @@ class Rules:
                 return Settlement(None, tuple(passes), Termination.NO_MOVE)
             passes.append(player)
             player = 1 - player
-        if self.options.must_feed and not self.legal_moves(board, player):
+        if (
+            self.options.must_feed
+            and not self.row_total(board, 1 - player)
+            and not self.legal_moves(board, player)
+        ):
             return Settlement(None, tuple(passes), Termination.CANNOT_FEED)
         return Settlement(player, tuple(passes), None)
 
