@@ -166,6 +166,7 @@ class Referee:
         self.partial: dict[int, tuple[float, Flag]] = {}
         # Pits lifted early but found not empty when they settled: (seeds left, flag).
         self.left_behind: dict[int, tuple[int, Flag]] = {}
+        self.owed: dict[int, int] = {}  # cell -> seeds there that are steps still to come
         self.place_of = self.mapping.place_of
         self.cell_of = self.mapping.cell_of
         self.now = 0.0
@@ -185,6 +186,7 @@ class Referee:
 
     def process(self, frame: Frame) -> None:
         t = self.now = frame.t
+        blocked = self._blocked()
         self._sensor_faults(frame)
         batch = self.detector.update(t, frame.raw)
         for event in batch.events:
@@ -211,6 +213,11 @@ class Referee:
             ):
                 del self.pending[cell]
                 self._explain_late(cell, pending)
+        if blocked and not self._blocked():
+            # A mistake was just put right: changes that waited for that are judged now.
+            for cell in sorted(self.pending, key=lambda c: self.pending[c].first_t):
+                if cell in self.pending:
+                    self._explain_now(cell)
         if not self.detector.at_rest():
             self.last_activity = t
         elif t - self.last_activity >= self.rest_check_s:
@@ -348,6 +355,8 @@ class Referee:
         if carry is not None:
             self._arrive(carry, t)
             return True
+        if abs(n) < MIN_SEED and self._stray_back_and_next_seed_here(cell, t):
+            return True
         if self.strays.get(cell) and MIN_SEED <= -n < self.strays[cell] + 0.5:
             self._unstray(cell, _count(n), t)
             return True
@@ -357,6 +366,8 @@ class Referee:
             self._take(cell, place, lifted - pending.net_g, t)
             return True
         takes = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        if n < -MIN_SEED and empty and self._sown_then_taken(cell, place, pending):
+            return True
         if n < -MIN_SEED and empty and self._expected_at(place, *takes):
             self._take(cell, place, -pending.net_g, t)
             return True
@@ -421,7 +432,20 @@ class Referee:
             if k == 0:
                 return False
         if k == 0:
+            if self._stray_back_and_next_seed_here(cell, t):
+                return True
             return False  # a press, a knock or creep: nothing moved
+        if (
+            n > 0
+            and self._one_seed(n)
+            and self._blocked()
+            and self._strays_moving()
+            and self._expected_at(place, StepKind.SOW)
+        ):
+            # A seed where it belongs while a stray is still being taken back: judge it after.
+            pending.patience_until = self.now + self.hold_s
+            self.pending[cell] = pending
+            return False
         if n > 0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
             # Not a whole number of seeds: a finger or a hand resting on the cup, most likely.
             # Give it time to go away before calling it seeds.
@@ -467,6 +491,8 @@ class Referee:
             previous = self.partial.get(cell, (0.0, flag))[0]
             self.partial[cell] = (previous - pending.net_g, flag)
             return True
+        if self._missed_landing_then_capture(cell, place, pending):
+            return True
         kind = WRONG_START if self._starting_pit(place) else WRONG_PICKUP
         self._wrong_lift(kind, cell, place, -pending.net_g, t)
         return True
@@ -499,7 +525,46 @@ class Referee:
         if step is None or not self.game.feed(step).accepted:
             return False
         self.steps.append(RecognisedStep(t, step))
+        self._pay_owed(t)
         return True
+
+    def _stray_back_and_next_seed_here(self, cell: int, t: float) -> bool:
+        """A stray cell that moved and came back to the same weight: the stray was taken
+        back and the hand, sowing on, put the next seed right here before the reading could
+        settle in between (10 SPS, fast hands). That holds only if this cell is where the
+        seed after the expected one goes; the seed is then owed as a step."""
+        if not self.strays.get(cell):
+            return False
+        sow = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
+        if sow is None or sow.at is None or self.cell_of[sow.at] == cell:
+            return False
+        # The hand has moved on only if the expected place already has its seed (waiting to
+        # be judged); otherwise this is the take-back grab pressing and letting go.
+        waiting = self.pending.get(self.cell_of[sow.at])
+        if waiting is None or not self._one_seed(self._seeds(waiting.net_g)):
+            return False
+        trial = self.game.copy()
+        trial.feed(sow)
+        after = next((s for s in trial.expected() if s.kind is StepKind.SOW), None)
+        if after is None or after.at is None or self.cell_of[after.at] != cell:
+            return False
+        self._unstray(cell, 1, t)
+        self.owed[cell] = self.owed.get(cell, 0) + 1
+        return True
+
+    def _pay_owed(self, t: float) -> None:
+        """Seeds already in place that the rules now expect (see `_explain_late`)."""
+        while self.owed:
+            step = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
+            if step is None or step.at is None:
+                return
+            cell = self.cell_of[step.at]
+            if cell not in self.owed or not self.game.feed(step).accepted:
+                return
+            self.steps.append(RecognisedStep(t, step))
+            self.owed[cell] -= 1
+            if not self.owed[cell]:
+                del self.owed[cell]
 
     def _take(self, cell: int, place: Place | None, lifted_g: float, t: float) -> None:
         """The expected pit was emptied: a pickup, or the hand taking a capture or sweep."""
@@ -524,6 +589,46 @@ class Referee:
             assert taker is not None
             store = self.cell_of[Place(taker, "store")]
             self.carries.append(Carry(taker, count, lifted_g, store, place))
+        return True
+
+    def _sown_then_taken(self, cell: int, place: Place | None, pending: Pending) -> bool:
+        """The last seed of a lap fell in and the pit was lifted again (a relay, a capture)
+        before the landing could be seen on its own: at 10 SPS a fast hand does both in the
+        time one reading takes to settle. The net change is the pit's old content taken."""
+        sow = self._expected_at(place, StepKind.SOW)
+        if sow is None or place is None:
+            return False
+        before = self.game.board[self.rules.index_of(place)]
+        if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
+            return False
+        trial = self.game.copy()
+        trial.feed(sow)
+        takes = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        if not any(s.at == place and s.kind in takes for s in trial.expected()):
+            return False
+        self._sow(place, pending.last_t)
+        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t)
+        return True
+
+    def _missed_landing_then_capture(
+        self, cell: int, place: Place | None, pending: Pending
+    ) -> bool:
+        """The last seed fell in an empty own pit and was captured with the opposite pit so
+        soon that its own cup never showed a change; the opposite pit's lift shows it."""
+        sow = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
+        if sow is None or sow.at is None or place is None:
+            return False
+        landing = self.cell_of[sow.at]
+        if landing == cell or not self._empty(self.detector.cells[landing].level):
+            return False
+        trial = self.game.copy()
+        trial.feed(sow)
+        captures = {s.at for s in trial.expected() if s.kind is StepKind.CAPTURE}
+        if place not in captures or sow.at not in captures:
+            return False
+        self._sow(sow.at, pending.last_t)
+        self._take(landing, sow.at, self.seed_g, pending.last_t)
+        self._take(cell, place, -pending.net_g, pending.last_t)
         return True
 
     def _confirm_take(self, cell: int, tentative: Tentative, lifted_g: float) -> None:
@@ -683,7 +788,14 @@ class Referee:
         Every settled change is either explained (steps, flags) or judged to be nothing; a
         cell that reads differently from its account by a seed or more has changed without
         the referee seeing it (a slow push, a change hidden under a knock, a restart)."""
-        if self.pending or self.tentative or self.carries or self.partial or self.left_behind:
+        if (
+            self.pending
+            or self.tentative
+            or self.carries
+            or self.partial
+            or self.left_behind
+            or self.owed
+        ):
             return
         wrong: list[str] = []
         for cell, expected in enumerate(self.expected_g):
@@ -810,6 +922,9 @@ class Referee:
         for cell, (count, _flag) in self.left_behind.items():
             place = self.place_of[cell]
             board[rules.index_of(place)] += count
+            hands[self._sowing_player() or 0] -= count
+        for cell, count in self.owed.items():
+            board[rules.index_of(self.place_of[cell])] += count
             hands[self._sowing_player() or 0] -= count
         sowing = self._sowing_player()
         for cell, count in self.strays.items():
