@@ -432,9 +432,8 @@ class Referee:
             if k == 0:
                 return False
         if k == 0:
-            if self._stray_back_and_next_seed_here(cell, t):
-                return True
-            return False  # a press, a knock or creep: nothing moved
+            # A press, a knock or creep: nothing moved, unless a stray went and a seed came.
+            return self._stray_back_and_next_seed_here(cell, t)
         if (
             n > 0
             and self._one_seed(n)
