@@ -84,6 +84,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.rules import main as bench_rules
 
         return bench_rules(seconds=args.seconds, repeats=args.repeats)
+    if args.what == "openspiel":
+        from controller.bench.openspiel import main as bench_openspiel
+
+        return bench_openspiel(games=args.games)
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
@@ -113,10 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["rules", "tracking"], help="what to measure")
+    p.add_argument("what", choices=["rules", "tracking", "openspiel"], help="what to measure")
     p.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
     p.add_argument("--repeats", type=int, default=5, help="measurements per figure (median)")
     p.add_argument("--rounds", type=int, default=1, help="tracking: games per configuration pair")
+    p.add_argument("--games", type=int, default=1000, help="openspiel: random games per rule set")
     p.add_argument("--verbose", action="store_true", help="tracking: a line per game")
     p.set_defaults(func=cmd_bench)
     return parser
