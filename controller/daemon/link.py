@@ -9,6 +9,7 @@ Status snapshot (all keys always present; places are `[player, pit]` / `[player,
 
     {
       "version": 17,                     # increases with every published change
+      "published_at": 1718000000.123,    # time.time() when this version was published
       "sim": true,                       # the simulated board is running (the page can play)
       "board": {"name": "congkak7", "pits": 7, "led_count": 18,
                 "places": [{"place": [0, 0], "cell": 0, "leds": [0]}, ...],
@@ -20,6 +21,8 @@ Status snapshot (all keys always present; places are `[player, pit]` / `[player,
                "expected": [[0, 3]],     # where the next step may happen
                "expected_kind": "pickup",# pickup | sow | capture | sweep | none
                "phase": "start",         # start | sowing | relay | capturing | sweeping | over
+                                         # | blocked (a flag waits to be put right)
+                                         # | waiting (the board is weighed before play starts)
                "history": [{"ply": 1, "player": 0, "pit": 3}],
                "record": {"variant": ..., "options": ..., "moves": [...]},  # RULES.md 5
                "turn_timer": {"limit_s": null, "elapsed_s": 3.2}},
@@ -30,8 +33,18 @@ Status snapshot (all keys always present; places are `[player, pit]` / `[player,
                "current_a": 0.42, "brightness": 0.4},
       "mode": "play",                    # play | teach | demo
       "sensors": [{"cell": 0, "place": [0, 0], "raw": 123456, "grams": 37.8,
-                   "noise_g": 0.02, "rate_sps": 80.1, "fault": null}]
+                   "noise_g": 0.02, "rate_sps": 80.1, "fault": null}],
+      "daemon": {"state": "playing",     # setup (weighing the board) | playing
+                 "source": "simulated board", "data_dir": "...",
+                 "calibration": "file",  # file | simulator | nominal (not calibrated)
+                 "notices": ["..."],     # journal problems, resumes, missing calibration
+                 "steps": 42, "sim_busy": false, "idle": false,
+                 "loop": {"ticks": 900, "missed_ticks": 0, "lag_ms_p99": 1.2, "frames": 2400}}
     }
+
+Snapshots are shared between readers and must not be modified. Sensor readings are refreshed
+once a second and animated LED colours at most ten times a second; everything else is
+published at the next tick (1/30 s) after it changes.
 
 Commands (`command(name, args)`): `new_game` {variant?, options?}, `undo` {}, `calibrate`
 {stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, and on the simulated board

@@ -1,0 +1,544 @@
+"""The daemon's configuration file (TOML), checked the way Klipper checks printer.cfg.
+
+Every key has a type, a default and its allowed values; a file with an unknown section or key,
+a wrong type or a value out of bounds is refused with one line naming the file, the key and
+what is allowed, because the file is edited by hand on a board in a museum and a typo must not
+silently fall back to a default. A missing default file (`/etc/sowboard/config.toml`) means
+"all defaults": a developer's PC runs the simulated board with no file at all.
+
+>>> config = load_config(None)
+>>> config.source, config.web.port, config.leds.brightness
+('sim', 8080, 0.4)
+>>> parse_config({"leds": {"brightness": 1.5}}, "board.toml")
+Traceback (most recent call last):
+...
+controller.daemon.config.ConfigError: board.toml: leds.brightness = 1.5 is out of range, allowed: 0 to 1
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.board import Board, BoardFileError, BoardMapping, find_board
+from controller.buttons import BUTTON_NAMES, DEFAULT_PINS
+from controller.rules import VARIANTS, OptionError, Rules
+from controller.sensing.pi_gpio import PI_DOUT_GPIOS, PI_LED_GPIO, PI_SCK_GPIO
+
+DEFAULT_PATH = Path("/etc/sowboard/config.toml")
+SYSTEM_DATA_DIR = Path("/var/lib/sowboard")
+MODES = ("play", "teach", "demo")
+SOURCES = ("sim", "pi", "serial")
+LED_BACKENDS = ("auto", "sim", "neopixel", "pico", "none")
+NEOPIXEL_GPIOS = (10, 12, 18, 21)  # SPI, PWM0, PWM0, PCM (HARDWARE.md)
+PIXEL_ORDERS = ("RGB", "GRB", "RGBW", "GRBW")
+MAX_GPIO = 27
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file, the key and why."""
+
+
+def default_data_dir() -> Path:
+    """/var/lib/sowboard for the service (root or the `sowboard` user's StateDirectory),
+    else the XDG state directory, so a developer can `make run` without sudo."""
+    state = os.environ.get("STATE_DIRECTORY")  # systemd's StateDirectory=
+    if state:
+        return Path(state.split(":")[0])
+    if os.geteuid() == 0:
+        return SYSTEM_DATA_DIR
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "state"
+    return base / "sowboard"
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    """The simulated board (SIMULATION.md sensors and player) and its pace."""
+
+    rate_sps: int = 80
+    noise_g: float = 0.02
+    seed_mean_g: float = 5.4
+    seed_cv: float = 0.03
+    calibration_error: float = 0.02
+    random_seed: int = 7
+    seconds_per_seed: float = 0.25
+    speed: float = 1.0  # simulated seconds per wall second (a demo can fast-forward)
+
+
+@dataclass(frozen=True)
+class PiSettings:
+    """HX711s on the Pi's own GPIO (controller/sensing/pi_gpio.py)."""
+
+    sck: int = PI_SCK_GPIO
+    dout: tuple[int, ...] = ()  # empty: the Pi-only build's wiring for the board's cells
+    gain: int = 128
+    rate_sps: int = 80  # what the RATE pin is wired for
+    gpiochip: int = 0
+
+
+@dataclass(frozen=True)
+class SerialSettings:
+    """HX711s read by a Pico over USB serial (controller/sensing/serial_source.py)."""
+
+    port: str = ""  # empty: find the Pico's data channel
+    rate_sps: int = 80
+    gain: int = 128
+
+
+@dataclass(frozen=True)
+class LedSettings:
+    backend: str = "auto"  # sim source: sim; pi: neopixel; serial: pico
+    gpio: int = PI_LED_GPIO
+    order: str = "GRB"
+    brightness: float = 0.4
+    max_current_a: float = 2.0
+    fps: int = 30
+    idle_minutes: float = 5.0  # 0: never show the attract animation
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    admin_pin: str | None = None
+    max_streams: int = 12
+
+
+@dataclass(frozen=True)
+class ButtonSettings:
+    enabled: bool = False
+    pins: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
+
+
+@dataclass(frozen=True)
+class Config:
+    """A checked configuration. `path` is the file it came from (None: built-in defaults)."""
+
+    path: Path | None
+    board: str
+    variant: str
+    options: Mapping[str, Any]
+    mode: str
+    source: str
+    sim: SimSettings
+    pi: PiSettings
+    serial: SerialSettings
+    leds: LedSettings
+    web: WebSettings
+    buttons: ButtonSettings
+    data_dir: Path
+
+    @property
+    def where(self) -> str:
+        return str(self.path) if self.path is not None else "<built-in defaults>"
+
+    def rules(self) -> Rules:
+        return Rules.for_variant(self.variant, dict(self.options))
+
+    def board_file(self) -> Board:
+        return find_board(self.board)
+
+    def mapping(self, rules: Rules | None = None) -> BoardMapping:
+        return self.board_file().mapping((rules or self.rules()).n)
+
+    def led_backend(self) -> str:
+        """The LED backend after `auto` is resolved for the hardware source."""
+        if self.leds.backend != "auto":
+            return self.leds.backend
+        return {"sim": "sim", "pi": "neopixel", "serial": "pico"}[self.source]
+
+
+# -- the schema -------------------------------------------------------------------------------
+
+Check = Callable[[str, Any], Any]  # (key, raw value) -> clean value, raises _Bad
+
+
+class _Bad(Exception):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, float) and value == int(value) and abs(value) < 1e15:
+        return repr(value)
+    return str(value)
+
+
+def _num(lo: float, hi: float, *, integer: bool = False, unit: str = "") -> Check:
+    allowed = f"{lo:g} to {hi:g}" + (f" ({unit})" if unit else "")
+    if integer:
+        allowed = f"a whole number from {lo:g} to {hi:g}" + (f" ({unit})" if unit else "")
+
+    def check(key: str, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _Bad(f"{key} = {_show(value)} is not a number, allowed: {allowed}")
+        if integer and not isinstance(value, int):
+            raise _Bad(f"{key} = {_show(value)} is not a whole number, allowed: {allowed}")
+        if not math.isfinite(value) or not lo <= value <= hi:
+            raise _Bad(f"{key} = {_show(value)} is out of range, allowed: {allowed}")
+        return int(value) if integer else float(value)
+
+    return check
+
+
+def _choice(*allowed: Any) -> Check:
+    shown = ", ".join(_show(a) for a in allowed)
+
+    def check(key: str, value: Any) -> Any:
+        if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {shown}")
+        if value not in allowed:
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {shown}")
+        return value
+
+    return check
+
+
+def _bool() -> Check:
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, bool):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: true or false")
+        return value
+
+    return check
+
+
+def _text(*, empty: bool = True, max_len: int = 4096) -> Check:
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: a string")
+        if not empty and not value.strip():
+            raise _Bad(f"{key} is empty, allowed: a non-empty string")
+        if len(value) > max_len:
+            raise _Bad(f"{key} is {len(value)} characters long, allowed: at most {max_len}")
+        return value
+
+    return check
+
+
+def _pin_code() -> Check:
+    def check(key: str, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str):
+            raise _Bad(
+                f"{key} = {_show(value)} is not allowed, allowed: a string of 4 to 64 characters"
+            )
+        if value and not 4 <= len(value) <= 64:
+            raise _Bad(f"{key} has {len(value)} characters, allowed: empty (admin off) or 4 to 64")
+        return value or None
+
+    return check
+
+
+def _gpio_list() -> Check:
+    allowed = f"a list of different GPIO numbers 0 to {MAX_GPIO}"
+
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {allowed}")
+        for k, pin in enumerate(value):
+            if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= MAX_GPIO:
+                raise _Bad(f"{key}[{k}] = {_show(pin)} is not allowed, allowed: {allowed}")
+        if len(set(value)) != len(value):
+            raise _Bad(f"{key} lists a GPIO twice, allowed: {allowed}")
+        return tuple(value)
+
+    return check
+
+
+def _table() -> Check:
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: a table of rule options")
+        return dict(value)
+
+    return check
+
+
+_GPIO = _num(0, MAX_GPIO, integer=True, unit="BCM GPIO")
+_RATE = _choice(10, 80)
+_GAIN = _choice(128, 64, 32)
+
+# section -> key -> (check, default); defaults come from the dataclasses above.
+SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
+    "board": {"file": (_text(empty=False), "congkak7")},
+    "game": {
+        "variant": (_choice(*VARIANTS), "congkak"),
+        "options": (_table(), {}),
+        "mode": (_choice(*MODES), "play"),
+    },
+    "hardware": {"source": (_choice(*SOURCES), "sim")},
+    "hardware.sim": {
+        "rate_sps": (_RATE, SimSettings.rate_sps),
+        "noise_g": (_num(0, 1, unit="grams rms"), SimSettings.noise_g),
+        "seed_mean_g": (_num(0.5, 100, unit="grams"), SimSettings.seed_mean_g),
+        "seed_cv": (_num(0, 0.4), SimSettings.seed_cv),
+        "calibration_error": (_num(0, 0.2), SimSettings.calibration_error),
+        "random_seed": (_num(0, 2**31 - 1, integer=True), SimSettings.random_seed),
+        "seconds_per_seed": (_num(0.05, 10, unit="seconds"), SimSettings.seconds_per_seed),
+        "speed": (_num(0.1, 50, unit="simulated seconds per second"), SimSettings.speed),
+    },
+    "hardware.pi": {
+        "sck": (_GPIO, PiSettings.sck),
+        "dout": (_gpio_list(), ()),
+        "gain": (_GAIN, PiSettings.gain),
+        "rate_sps": (_RATE, PiSettings.rate_sps),
+        "gpiochip": (_num(0, 15, integer=True), PiSettings.gpiochip),
+    },
+    "hardware.serial": {
+        "port": (_text(), SerialSettings.port),
+        "rate_sps": (_RATE, SerialSettings.rate_sps),
+        "gain": (_GAIN, SerialSettings.gain),
+    },
+    "leds": {
+        "backend": (_choice(*LED_BACKENDS), LedSettings.backend),
+        "gpio": (_choice(*NEOPIXEL_GPIOS), LedSettings.gpio),
+        "order": (_choice(*PIXEL_ORDERS), LedSettings.order),
+        "brightness": (_num(0, 1), LedSettings.brightness),
+        "max_current_a": (_num(0.1, 20, unit="amps"), LedSettings.max_current_a),
+        "fps": (_num(5, 60, integer=True, unit="frames per second"), LedSettings.fps),
+        "idle_minutes": (_num(0, 1440, unit="minutes, 0 = never"), LedSettings.idle_minutes),
+    },
+    "web": {
+        "host": (_text(empty=False, max_len=255), WebSettings.host),
+        "port": (_num(0, 65535, integer=True), WebSettings.port),
+        "admin_pin": (_pin_code(), None),
+        "max_streams": (_num(1, 200, integer=True, unit="open live pages"), 12),
+    },
+    "buttons": {
+        "enabled": (_bool(), False),
+        **{name: (_GPIO, DEFAULT_PINS[name]) for name in BUTTON_NAMES},
+    },
+    "data": {"dir": (_text(empty=False), "")},
+}
+
+_SUBSECTIONS = {"hardware": ("sim", "pi", "serial")}
+
+
+def load_config(path: str | Path | None, *, explicit: bool = False) -> Config:
+    """Read and check `path`; None (or a missing default file) gives the built-in defaults.
+
+    `explicit`: the user named the file (`--config`), so a missing file is an error.
+    """
+    if path is None:
+        return parse_config({}, None)
+    path = Path(path)
+    if not path.exists() and not explicit:
+        return parse_config({}, None)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot read: {err}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: invalid TOML: {err}") from None
+    return parse_config(data, path)
+
+
+def _flatten(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    """TOML tables to `section -> key -> value` ("hardware.sim" for [hardware.sim])."""
+    sections: dict[str, dict[str, Any]] = {}
+    top_allowed = sorted({name.split(".")[0] for name in SCHEMA})
+    for name, table in data.items():
+        if name not in SCHEMA:
+            raise ConfigError(
+                f"{where}: [{name}] is not a section, allowed: {', '.join(top_allowed)}"
+            )
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: {name} = {_show(table)} must be a section [{name}]")
+        own: dict[str, Any] = {}
+        for key, value in table.items():
+            sub = f"{name}.{key}"
+            if key in _SUBSECTIONS.get(name, ()):
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{where}: {sub} must be a section [{sub}]")
+                sections[sub] = value
+            else:
+                own[key] = value
+        sections[name] = own
+    return sections
+
+
+def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
+    """Check decoded TOML against the schema and build the Config."""
+    where = str(path) if path is not None else "<built-in defaults>"
+    sections = _flatten(data, where)
+    clean: dict[str, dict[str, Any]] = {}
+    for name, keys in SCHEMA.items():
+        given = sections.get(name, {})
+        unknown = sorted(set(given) - set(keys))
+        if unknown:
+            allowed = sorted(keys) + [s for s in _SUBSECTIONS.get(name, ())]
+            raise ConfigError(
+                f"{where}: {name}.{unknown[0]} is not a key of [{name}], "
+                f"allowed: {', '.join(allowed)}"
+            )
+        out: dict[str, Any] = {}
+        for key, (check, default) in keys.items():
+            if key in given:
+                try:
+                    out[key] = check(f"{name}.{key}", given[key])
+                except _Bad as bad:
+                    raise ConfigError(f"{where}: {bad.message}") from None
+            else:
+                out[key] = default
+        clean[name] = out
+
+    # Meaning checks across keys: the rules engine checks the game, the board file its cells.
+    game = clean["game"]
+    try:
+        rules = Rules.for_variant(game["variant"], game["options"])
+    except OptionError as err:
+        raise ConfigError(f"{where}: game.options: {err}") from None
+    board_name = clean["board"]["file"]
+    if path is not None and not Path(board_name).is_absolute() and board_name.endswith(".toml"):
+        board_name = str(Path(path).parent / board_name)
+    try:
+        board = find_board(board_name)
+        board.mapping(rules.n)
+    except BoardFileError as err:
+        raise ConfigError(f"{where}: board.file: {err}") from None
+
+    pi = clean["hardware.pi"]
+    dout = pi["dout"] or PI_DOUT_GPIOS[: len(board.cells)]
+    source = clean["hardware"]["source"]
+    if source == "pi":
+        if len(dout) != len(board.cells):
+            raise ConfigError(
+                f"{where}: hardware.pi.dout lists {len(dout)} GPIOs, "
+                f"allowed: one per cell of board {board.name!r} ({len(board.cells)})"
+            )
+        if pi["sck"] in dout:
+            raise ConfigError(
+                f"{where}: hardware.pi.sck = {pi['sck']} is also a DOUT pin, "
+                "allowed: a GPIO not in hardware.pi.dout"
+            )
+    buttons = clean["buttons"]
+    pins = {name: buttons[name] for name in BUTTON_NAMES}
+    if buttons["enabled"]:
+        _check_pins(where, pins, source, pi["sck"], dout, clean["leds"]["gpio"])
+
+    data_dir = clean["data"]["dir"]
+    leds = clean["leds"]
+    web = clean["web"]
+    return Config(
+        path=Path(path) if path is not None else None,
+        board=board_name,
+        variant=rules.variant,
+        options=dict(game["options"]),
+        mode=game["mode"],
+        source=source,
+        sim=SimSettings(**clean["hardware.sim"]),
+        pi=PiSettings(
+            sck=pi["sck"],
+            dout=tuple(dout),
+            gain=pi["gain"],
+            rate_sps=pi["rate_sps"],
+            gpiochip=pi["gpiochip"],
+        ),
+        serial=SerialSettings(**clean["hardware.serial"]),
+        leds=LedSettings(**leds),
+        web=WebSettings(
+            host=web["host"],
+            port=web["port"],
+            admin_pin=web["admin_pin"],
+            max_streams=web["max_streams"],
+        ),
+        buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
+        data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
+    )
+
+
+def _check_pins(
+    where: str,
+    pins: dict[str, int],
+    source: str,
+    sck: int,
+    dout: tuple[int, ...],
+    led_gpio: int,
+) -> None:
+    """A button must not share its GPIO with another button, the LEDs or (on the Pi-only
+    build) a load cell line: a shared line would read presses as seeds or worse."""
+    used: dict[int, str] = {}
+    if source == "pi":
+        used[sck] = "hardware.pi.sck"
+        for k, pin in enumerate(dout):
+            used[pin] = f"hardware.pi.dout[{k}]"
+    used.setdefault(led_gpio, "leds.gpio")
+    for name, pin in pins.items():
+        if pin in used:
+            raise ConfigError(
+                f"{where}: buttons.{name} = {pin} is already used by {used[pin]}, "
+                "allowed: a GPIO no other key uses"
+            )
+        used[pin] = f"buttons.{name}"
+
+
+EXAMPLE = """\
+# sowboard configuration (TOML). Every key is optional; the values shown are the defaults.
+
+[board]
+file = "congkak7"           # a shipped board (congkak5, congkak7, congkak9, oware6) or a path
+
+[game]
+variant = "congkak"         # congkak, kalah or oware
+options = {}                # rule options by name, e.g. { pits = 6 } (see `sowboard rules`)
+mode = "play"               # play, teach or demo
+
+[hardware]
+source = "sim"              # sim (no hardware), pi (HX711s on the Pi's GPIO), serial (Pico)
+
+[hardware.sim]
+rate_sps = 80               # 10 or 80
+seconds_per_seed = 0.25     # the virtual hand's tempo, 0.05 to 10
+speed = 1.0                 # simulated seconds per second, 0.1 to 50
+
+[hardware.pi]
+sck = 4                     # BCM GPIO of the shared clock
+dout = []                   # one DOUT GPIO per cell; empty: the Pi-only build's wiring
+gain = 128                  # 128, 64 or 32
+rate_sps = 80               # what the HX711s' RATE pin is wired for: 10 or 80
+
+[hardware.serial]
+port = ""                   # empty: find the Pico; else e.g. /dev/serial/by-id/...
+rate_sps = 80
+
+[leds]
+backend = "auto"            # auto, sim, neopixel, pico or none
+gpio = 10                   # 10 (SPI, no root), 12, 18 or 21
+brightness = 0.4            # 0 to 1
+max_current_a = 2.0         # the LED supply's budget, 0.1 to 20 A
+fps = 30                    # 5 to 60
+idle_minutes = 5            # attract animation after this long without play; 0: never
+
+[web]
+host = "127.0.0.1"          # 0.0.0.0 to serve the page to the network
+port = 8080
+admin_pin = ""              # 4 to 64 characters; empty: the admin page is off
+max_streams = 12            # live pages at once, 1 to 200
+
+[buttons]
+enabled = false
+new_game = 5
+undo = 6
+hint = 13
+mode = 19
+
+[data]
+dir = ""                    # empty: /var/lib/sowboard (service) or ~/.local/state/sowboard
+"""

@@ -1,0 +1,1348 @@
+"""The daemon's loop: one thread owns every piece of state (Klipper's reactor, in small).
+
+Each iteration takes the frames that are ready from the feed (waiting at most until the next
+LED frame is due), runs them through the referee, carries out the commands the web layer and
+the board buttons queued, and on every tick (`leds.fps` a second) renders the lights, writes
+new steps to the journal and publishes a status snapshot when something changed. Nothing else
+touches the referee, the rules engine or the simulated world, so none of them needs a lock;
+the web layer sees immutable snapshots and talks through `LoopLink.command`.
+
+A game goes through two states:
+
+- **setup**: the board is weighed at rest and compared with the game's position (a new game's
+  start layout, a resumed game, the position an undo went back to). Places that do not fit get
+  a `board_mismatch` flag each and light up (too few / too many) until the hands put them
+  right; then the referee starts from that board, with the game's `StepFollower`.
+- **playing**: the referee follows the hands; each step it recognises is journaled.
+
+On the simulated board the virtual hand plays `sim_move` / `sim_mistake` / `sim_actions`, and in
+`demo` mode it plays on its own; the simulated seeds' layout is saved after every move, so the
+simulated wood survives a restart as real wood does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.board import Board, BoardFileError, BoardMapping, find_board
+from controller.buttons import Buttons
+from controller.leds.backends import LedStrip
+from controller.leds.patterns import (
+    WHITE,
+    GuidanceState,
+    Light,
+    estimate_current_a,
+    guidance,
+    hex_color,
+    render,
+)
+from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower
+from controller.sensing.frames import Frame, SourceStatus
+from controller.sim import (
+    MistakeNotPossible,
+    PlayerParams,
+    Scenario,
+    ScenarioError,
+    SensorParams,
+    SimWorld,
+    action_end,
+    parse_actions,
+    schedule_move,
+)
+from controller.sim.world import CellCalibration
+from controller.tracking.referee import Flag, RecognisedStep, Referee
+from controller.tracking.session import STARTUP_S, start_referee
+
+from .boardcheck import (
+    DEFAULT_CV,
+    LevelWindow,
+    PlaceCheck,
+    check_board,
+    estimate_seed_g,
+    place_counts,
+)
+from .config import MODES, Config
+from .feed import Feed, HardwareFeed, SimFeed
+from .files import (
+    CALIBRATION_FILE,
+    JOURNAL_FILE,
+    RECORDS_FILE,
+    SIM_BOARD_FILE,
+    Calibration,
+    DataFileError,
+    layout_json,
+    load_calibration,
+    load_sim_board,
+    save_calibration,
+    write_json_atomic,
+)
+from .hardware import open_buttons, open_leds, open_source, source_rate
+from .journal import (
+    Journal,
+    JournalError,
+    JournalWriter,
+    at_move_boundary,
+    game_header,
+    load_game,
+    step_entry,
+)
+from .link import CommandError
+from .notify import Notifier
+
+COMMANDS = ("new_game", "undo", "calibrate", "mode", "sim_move", "sim_mistake", "sim_actions")
+LED_PUBLISH_S = 0.1  # animated colours reach the page at most 10 times a second
+SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a second
+CHECK_EVERY_S = 0.25  # how often the setup weighs the board
+HINT_S = 3.0
+DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
+MAX_FLAGS = 50  # flags in a snapshot (the newest)
+PATH_COLOR = (70, 70, 70)  # teach mode: where the rest of the hand's seeds will go
+NOMINAL_COUNTS_PER_G = 420.0  # an uncalibrated 1 kg cell at gain 128 (sim/world.py)
+
+
+class LoopLink:
+    """The `DaemonLink` of the real daemon: snapshots out, commands in.
+
+    Snapshots are published by the loop thread and never changed afterwards, so readers get
+    the same dict without copying (50 live pages must not cost 50 deep copies each update).
+    Treat them as read-only.
+    """
+
+    def __init__(self, command_timeout: float = 10.0) -> None:
+        self._cond = threading.Condition()
+        self._status: dict[str, Any] = {"version": 0}
+        self._version = 0
+        self._queue: deque[tuple[str, dict[str, Any], Future[dict[str, Any]]]] = deque()
+        self._lock = threading.Lock()
+        self.command_timeout = command_timeout
+        self.accepting = False
+        self.wake: Callable[[], None] = lambda: None
+
+    # -- DaemonLink -----------------------------------------------------------------------------
+
+    def get_status(self) -> dict[str, Any]:
+        with self._cond:
+            return self._status
+
+    def wait_for_change(self, since_version: int, timeout: float) -> dict[str, Any] | None:
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._version > since_version, timeout):
+                return None
+            return self._status
+
+    def command(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name not in COMMANDS:
+            raise CommandError("command", f"unknown command {name!r}, known: {', '.join(COMMANDS)}")
+        future: Future[dict[str, Any]] = Future()
+        with self._lock:
+            if not self.accepting:
+                raise CommandError("command", "the board daemon is not running")
+            self._queue.append((name, dict(args), future))
+        self.wake()
+        try:
+            return future.result(timeout=self.command_timeout)
+        except TimeoutError:
+            raise CommandError("command", "the board did not answer in time") from None
+
+    # -- the loop's side ------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def publish(self, status: dict[str, Any]) -> int:
+        with self._cond:
+            self._version += 1
+            status["version"] = self._version
+            status["published_at"] = time.time()
+            self._status = status
+            self._cond.notify_all()
+            return self._version
+
+    def take_commands(self) -> list[tuple[str, dict[str, Any], Future[dict[str, Any]]]]:
+        with self._lock:
+            out = list(self._queue)
+            self._queue.clear()
+        return out
+
+    def close(self) -> None:
+        """Refuse new commands and fail the queued ones (the loop is stopping)."""
+        with self._lock:
+            self.accepting = False
+            pending = list(self._queue)
+            self._queue.clear()
+        for _name, _args, future in pending:
+            future.set_exception(CommandError("command", "the board daemon is stopping"))
+
+
+@dataclass
+class GameState:
+    """The game in play: its rules and every journaled step."""
+
+    variant: str
+    options: dict[str, Any]  # as given (the record's options)
+    rules: Rules
+    mapping: BoardMapping
+    header: dict[str, Any]
+    steps: list[tuple[float, Step]] = field(default_factory=list)
+    seed_g: float | None = None
+    seed_cv: float | None = None
+    recorded: bool = False
+
+    def entries(self) -> list[dict[str, Any]]:
+        out = [dict(self.header)]
+        if self.seed_g is not None:
+            out.append({"type": "seed", "seed_g": self.seed_g, "seed_cv": self.seed_cv})
+        out.extend(step_entry(t, s) for t, s in self.steps)
+        return out
+
+    def follower(self, upto: int | None = None) -> StepFollower:
+        follower = StepFollower.new(self.rules)
+        for _t, step in self.steps[:upto]:
+            follower.feed(step)
+        return follower
+
+
+@dataclass
+class Setup:
+    """Waiting for the board to hold `follower`'s position before the referee starts."""
+
+    follower: StepFollower
+    counts: dict[Place, int]
+    since: float
+    last_check: float = -1e9
+    wrong: list[PlaceCheck] = field(default_factory=list)
+    checked: bool = False
+
+
+@dataclass
+class LoopStats:
+    lags: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
+    ticks: int = 0
+    missed_ticks: int = 0
+    frames: int = 0
+    publishes: int = 0
+
+
+class _FrameList:
+    """A SampleSource over frames already read, so `start_referee` never blocks the loop."""
+
+    def __init__(self, frames: list[Frame], cell_count: int) -> None:
+        self.frames = deque(frames)
+        self.cell_count = cell_count
+
+    def read(self, timeout: float | None = None) -> Frame | None:
+        return self.frames.popleft() if self.frames else None
+
+    def status(self) -> SourceStatus:
+        return SourceStatus("startup frames", True, 0.0)
+
+    def close(self) -> None:
+        self.frames.clear()
+
+
+class BoardLoop:
+    """The daemon's state and its loop (see the module docstring).
+
+    `speed`: for the simulated board, simulated seconds per wall second; None never waits
+    (tests, benchmarks); by default `hardware.sim.speed`. `leds`, `source` and `buttons` may be
+    given (tests); otherwise they come from the configuration.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        speed: float | str | None = "config",
+        leds: LedStrip | None = None,
+        buttons: Buttons | None = None,
+        notifier: Notifier | None = None,
+        pin_factory: Any = None,
+        out: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
+        self.notices: list[str] = []
+        self.data_dir = config.data_dir
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.journal_path = self.data_dir / JOURNAL_FILE
+        self.calibration_path = self.data_dir / CALIBRATION_FILE
+        self.sim_board_path = self.data_dir / SIM_BOARD_FILE
+        self.records_path = self.data_dir / RECORDS_FILE
+        self.writer = JournalWriter(self.journal_path)
+        self.link = LoopLink()
+        self.notifier = notifier or Notifier()
+        self.stats = LoopStats()
+        self.board: Board = find_board(config.board)
+        self.mode = config.mode
+        self.rng = random.Random(config.sim.random_seed)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+        game, resumed = self._load_game()
+        self.game = game
+        target = resumed if resumed is not None else StepFollower.new(game.rules)
+
+        # The board: simulated or real.
+        self.sim: SimFeed | None = None
+        self.feed: Feed
+        if config.source == "sim":
+            start = self._sim_layout(game, target)
+            world = self._new_world(game, start)
+            run_speed = config.sim.speed if speed == "config" else speed
+            assert run_speed is None or isinstance(run_speed, float | int)
+            self.sim = SimFeed(world, None if run_speed is None else float(run_speed))
+            self.feed = self.sim
+            self.link.wake = self.sim.wake.set
+            self.out("no hardware configured: running the simulated board")
+        else:
+            source = open_source(config, len(self.board.cells), self.board.led_count)
+            self.feed = HardwareFeed(source)
+        self.rate_sps = source_rate(config)
+        self.calibration = self._load_calibration()
+        self.leds: LedStrip = leds or open_leds(
+            config, self.board.led_count, getattr(self.feed, "source", None)
+        )
+        self.buttons = buttons if buttons is not None else open_buttons(config, pin_factory)
+
+        # Loop state.
+        self.window = LevelWindow(self.feed.cell_count, seconds=1.0)
+        self.last_frame: Frame | None = None
+        self.referee: Referee | None = None
+        self.setup: Setup | None = None
+        self.session_steps: list[RecognisedStep] = []
+        self.session_base = 0
+        self.flags: list[dict[str, Any]] = []  # this game's flags that are not the referee's
+        self._referee_flag_ids: list[int] = []
+        self._past_flags: list[dict[str, Any]] = []  # earlier referee sessions of this game
+        self._setup_flags: dict[Place, dict[str, Any]] = {}
+        self._next_flag_id = 1
+        self.lights: dict[Place, Light] = {}
+        self.pixels: list[tuple[int, int, int]] = [(0, 0, 0)] * self.board.led_count
+        self._publications = 0
+        self.now = self.feed.now()
+        self.next_tick = self.now
+        self.tick_s = 1.0 / config.leds.fps
+        self.last_activity = self.now
+        self.hint_until = -1.0
+        self.busy_until = -1.0  # the virtual hand is acting until then (loop time)
+        self._save_layout_pending = False
+        self._completed_seen = len(target.completed)
+        self._turn_key: tuple[Any, ...] = ()
+        self.turn_started = self.now
+        self._over_since: float | None = None
+        self._last_core: dict[str, Any] | None = None
+        self._last_colors: list[str] = []
+        self._last_led_publish = -1e9
+        self._last_sensor_publish = -1e9
+        self._sensors: list[dict[str, Any]] = []
+        self._watchdog_next = 0.0
+        self._systemd_status = ""
+        self._enter_setup(target)
+
+    # -- loading --------------------------------------------------------------------------------
+
+    def _notice(self, text: str) -> None:
+        self.notices.append(text)
+        del self.notices[:-20]
+        self.out(text)
+
+    def _new_game_state(self, variant: str, options: dict[str, Any]) -> GameState:
+        rules = Rules.for_variant(variant, options)
+        mapping = self.board.mapping(rules.n)
+        header = game_header(rules.variant, options, self.config.board)
+        return GameState(rules.variant, dict(options), rules, mapping, header)
+
+    def _load_game(self) -> tuple[GameState, StepFollower | None]:
+        """Resume the journal's game if there is one in progress, else a new game."""
+        path = self.journal_path
+        try:
+            loaded = load_game(path)
+        except JournalError as err:
+            self._notice(f"journal unusable, starting a new game: {err}")
+            self._keep_damaged(path)
+            loaded = None
+        if loaded is not None:
+            journal, replayed = loaded
+            for problem in replayed.problems:
+                self._notice(f"journal {path}: {problem}")
+            if journal.board != self.config.board:
+                self._notice(
+                    f"journal {path}: the game was played on board {journal.board!r}, "
+                    f"this is {self.config.board!r}: starting a new game"
+                )
+            elif replayed.follower.over:
+                self._notice("the last game was over: starting a new game")
+            else:
+                try:
+                    game = self._resumed_state(journal, replayed.rules, replayed.steps)
+                except (OptionError, BoardFileError) as err:
+                    self._notice(f"journal {path}: cannot resume ({err}): starting a new game")
+                else:
+                    moves = len(replayed.follower.completed)
+                    self._notice(
+                        f"resumed the {game.variant} game from {path}: {moves} moves, "
+                        f"{len(game.steps)} steps"
+                    )
+                    if replayed.taken_back:
+                        first = replayed.taken_back[0]
+                        self._notice(
+                            f"the move in progress ({len(replayed.taken_back)} steps from "
+                            f"{first.step}) was cut off by the restart and is taken back"
+                        )
+                    if replayed.problems:
+                        self._keep_damaged(path)
+                    if replayed.problems or replayed.taken_back:
+                        self.writer.rewrite(game.entries())
+                    return game, replayed.follower
+        game = self._new_game_state(self.config.variant, dict(self.config.options))
+        self.writer.rewrite(game.entries())
+        return game, None
+
+    def _resumed_state(self, journal: Journal, rules: Rules, steps: list[Any]) -> GameState:
+        mapping = self.board.mapping(rules.n)
+        return GameState(
+            rules.variant,
+            journal.options,
+            rules,
+            mapping,
+            dict(journal.header),
+            [(s.t, s.step) for s in steps],
+            journal.seed_g,
+            journal.seed_cv,
+        )
+
+    def _keep_damaged(self, path: Path) -> None:
+        """Keep a copy of a damaged journal for whoever wants to look (it is rewritten)."""
+        if path.exists():
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            with contextlib.suppress(OSError):
+                target = path.with_name(f"{path.name}.damaged-{stamp}")
+                target.write_bytes(path.read_bytes())
+                self._notice(f"the damaged journal is kept as {target}")
+
+    def _sim_layout(self, game: GameState, target: StepFollower) -> Any:
+        """Where the simulated seeds lie: the saved layout, else the game's position."""
+        try:
+            saved = load_sim_board(self.sim_board_path, self.config.board, game.rules)
+        except DataFileError as err:
+            self._notice(f"simulated board layout not used: {err}")
+            saved = None
+        return saved if saved is not None else target.position()
+
+    def _scenario(self, game: GameState) -> Scenario:
+        sim = self.config.sim
+        return Scenario(
+            variant=game.variant,
+            options=dict(game.options),
+            board=self.config.board,
+            sensors=SensorParams(
+                rate_sps=sim.rate_sps,
+                noise_g=sim.noise_g,
+                seed_mean_g=sim.seed_mean_g,
+                seed_cv=sim.seed_cv,
+                calibration_error=sim.calibration_error,
+                random_seed=sim.random_seed,
+            ),
+            player=PlayerParams(seconds_per_seed=sim.seconds_per_seed),
+            source="sowboard run",
+        )
+
+    def _new_world(self, game: GameState, start: Any) -> SimWorld:
+        return SimWorld(self._scenario(game), start=start)
+
+    def _load_calibration(self) -> Calibration:
+        cells = self.feed.cell_count
+        try:
+            found = load_calibration(self.calibration_path, self.board.name, cells)
+        except DataFileError as err:
+            self._notice(f"calibration not used: {err}")
+            found = None
+        if found is not None:
+            return found
+        if self.sim is not None:
+            return Calibration(_pairs(self.sim.world.user_calibration()), origin="simulator")
+        self._notice(
+            f"no calibration in {self.calibration_path}: weights are rough until the board is "
+            "calibrated (admin page, or `sowboard calibrate`)"
+        )
+        return Calibration(
+            tuple((0.0, NOMINAL_COUNTS_PER_G * 1000.0 / c.capacity_g) for c in self.board.cells),
+            origin="nominal",
+        )
+
+    # -- running --------------------------------------------------------------------------------
+
+    def start(self) -> BoardLoop:
+        """Run the loop in its own thread."""
+        self.link.accepting = True
+        self._thread = threading.Thread(target=self.run, name="sowboard-loop", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self.link.wake()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        else:
+            self.shutdown()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def run(self) -> None:
+        """The loop (the body of the loop thread); returns after `stop()`."""
+        self.link.accepting = True
+        try:
+            while not self._stop.is_set():
+                self.iterate()
+        except BaseException:
+            self.out("the loop failed:\n" + traceback.format_exc())
+            raise
+        finally:
+            self.shutdown()
+
+    def run_until(self, done: Callable[[], bool], timeout_s: float) -> bool:
+        """Iterate in the calling thread until `done()` or `timeout_s` of loop time (tests)."""
+        self.link.accepting = True
+        end = self.feed.now() + timeout_s
+        while self.feed.now() < end:
+            self.iterate()
+            if done():
+                return True
+        return False
+
+    def iterate(self) -> None:
+        """One pass: frames, commands, and the tick when it is due."""
+        frames = self.feed.wait(self.next_tick)
+        if frames:
+            self._on_frames(frames)
+        commands = self.link.take_commands()
+        for name, args, future in commands:
+            try:
+                future.set_result(self.execute(name, args))
+            except CommandError as err:
+                future.set_exception(err)
+            except Exception as err:
+                self.out(f"command {name} failed:\n{traceback.format_exc()}")
+                future.set_exception(CommandError("command", f"internal error: {err}"))
+        now = self.now = self.feed.now()
+        if now >= self.next_tick:
+            self.stats.lags.append(now - self.next_tick)
+            self.stats.ticks += 1
+            self._tick(now)
+            self.next_tick += self.tick_s
+            if self.next_tick <= now:
+                missed = int((now - self.next_tick) / self.tick_s) + 1
+                self.stats.missed_ticks += missed
+                self.next_tick += missed * self.tick_s
+
+    def shutdown(self) -> None:
+        """Close everything the loop owns (the thread's last act, or `stop()` without one)."""
+        self.link.close()
+        if self.sim is not None:
+            self._save_sim_layout(force=False)
+        self.writer.flush()
+        self.writer.close()
+        with contextlib.suppress(Exception):
+            self.leds.close()
+        if self.buttons is not None:
+            with contextlib.suppress(Exception):
+                self.buttons.close()
+        with contextlib.suppress(Exception):
+            self.feed.close()
+
+    # -- frames ---------------------------------------------------------------------------------
+
+    def _on_frames(self, frames: list[Frame]) -> None:
+        referee = self.referee
+        for frame in frames:
+            self.window.add(frame)
+            if referee is not None:
+                referee.process(frame)
+        self.last_frame = frames[-1]
+        self.stats.frames += len(frames)
+        if referee is not None:
+            if len(referee.publications) != self._publications:
+                # The next place changed: light it now, not at the next tick (latency).
+                self._publications = len(referee.publications)
+                self._render(self.feed.now())
+        elif self.setup is not None:
+            self._check_setup(frames[-1].t)
+
+    # -- setup: weigh the board before the referee starts ----------------------------------------
+
+    def _enter_setup(self, follower: StepFollower) -> None:
+        if self.referee is not None:
+            for flag in self._referee_flags():
+                flag["active"] = False  # the board is checked again from scratch
+                self._past_flags.append(flag)
+        self.referee = None
+        self._referee_flag_ids = []
+        self.setup = Setup(
+            follower, place_counts(self.game.rules, follower.position()), self.feed.now()
+        )
+        self.window.clear()
+        self._completed_seen = len(follower.completed)
+
+    def _seed_guess(self, levels: list[float | None], counts: dict[Place, int]) -> float | None:
+        game = self.game
+        return (
+            game.seed_g or self.calibration.seed_g or estimate_seed_g(levels, game.mapping, counts)
+        )
+
+    def _check_setup(self, t: float) -> None:
+        setup = self.setup
+        assert setup is not None
+        if t - setup.last_check < CHECK_EVERY_S or self.window.span() < STARTUP_S + 0.1:
+            return
+        setup.last_check = t
+        cal = list(self.calibration.cells)
+        levels = self.window.medians(cal)
+        seed_g = self._seed_guess(levels, setup.counts)
+        if seed_g is None or seed_g <= 0:
+            return
+        if not self.window.at_rest(cal, seed_g):
+            return
+        cv = self.game.seed_cv or self.calibration.seed_cv or DEFAULT_CV
+        wrong = check_board(levels, self.game.mapping, setup.counts, seed_g, cv)
+        setup.wrong = wrong
+        setup.checked = True
+        self._update_setup_flags(t, wrong)
+        if not wrong:
+            self._start_referee(setup.follower)
+
+    def _update_setup_flags(self, t: float, wrong: list[PlaceCheck]) -> None:
+        now_wrong = {c.place: c for c in wrong}
+        for place, flag in list(self._setup_flags.items()):
+            if place not in now_wrong:
+                flag["active"] = False
+                del self._setup_flags[place]
+        for place, check in now_wrong.items():
+            known = self._setup_flags.get(place)
+            if known is None:
+                self._setup_flags[place] = self._new_flag(
+                    t, "board_mismatch", place, check.detail()
+                )
+            else:
+                known["detail"] = check.detail()
+
+    def _new_flag(self, t: float, kind: str, at: Place | None, detail: str) -> dict[str, Any]:
+        flag = {
+            "id": self._next_flag_id,
+            "t": round(t, 3),
+            "kind": kind,
+            "at": None if at is None else at.to_json(),
+            "expected": [],
+            "active": True,
+            "detail": detail,
+        }
+        self._next_flag_id += 1
+        self.flags.append(flag)
+        return flag
+
+    def _start_referee(self, follower: StepFollower) -> None:
+        frames = list(self.window.frames)
+        source = _FrameList(frames, self.feed.cell_count)
+        try:
+            referee = start_referee(
+                source,
+                list(self.calibration.cells),
+                self.game.rules,
+                self.game.mapping,
+                self.rate_sps,
+                follower=follower.copy(),
+            )
+        except (RuntimeError, ValueError) as err:
+            self._notice(f"the referee could not start yet: {err}")
+            return
+        for frame in source.frames:  # what start-up did not need
+            referee.process(frame)
+        self.referee = referee
+        self.setup = None
+        self.session_steps = []
+        self.session_base = len(self.game.steps)
+        self._publications = len(referee.publications)
+        self._completed_seen = len(referee.game.completed)
+        if self.game.seed_g is None:
+            self.game.seed_g = round(referee.seed_g, 4)
+            self.game.seed_cv = round(referee.start_cv, 4)
+            self.writer.append(
+                {"type": "seed", "seed_g": self.game.seed_g, "seed_cv": self.game.seed_cv}
+            )
+        self._render(self.feed.now())
+
+    # -- the tick -------------------------------------------------------------------------------
+
+    def _tick(self, now: float) -> None:
+        self._buttons(now)
+        if self.referee is not None:
+            self._journal_steps()
+            self._follow_game(now)
+        if self.sim is not None:
+            self._sim_tick(now)
+        self._render(now)
+        self._publish(now)
+        self._systemd()
+
+    def _buttons(self, now: float) -> None:
+        names: list[str] = []
+        if self.sim is not None:
+            names.extend(p.name for p in self.sim.poll_buttons())
+        if self.buttons is not None:
+            names.extend(self.buttons.drain())
+        for name in names:
+            self.last_activity = now
+            try:
+                if name == "new_game":
+                    self.execute("new_game", {})
+                elif name == "undo":
+                    self.execute("undo", {})
+                elif name == "hint":
+                    self.hint_until = now + HINT_S
+                elif name == "mode":
+                    following = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+                    self.execute("mode", {"mode": following})
+            except CommandError as err:
+                self.out(f"button {name}: {err.message}")
+
+    def _journal_steps(self) -> None:
+        """Append the referee's new steps; a step it took back is retracted in the journal."""
+        referee = self.referee
+        assert referee is not None
+        steps = referee.steps
+        known = self.session_steps
+        n = len(known)
+        if n and (len(steps) < n or steps[n - 1] is not known[n - 1]):
+            k = 0
+            while k < min(len(steps), n) and steps[k] is known[k]:
+                k += 1
+            del known[k:]
+            del self.game.steps[self.session_base + k :]
+            self.writer.append({"type": "retract", "keep": len(self.game.steps)})
+        for recognised in steps[len(known) :]:
+            known.append(recognised)
+            self.game.steps.append((recognised.t, recognised.step))
+            self.writer.append(step_entry(recognised.t, recognised.step))
+
+    def _follow_game(self, now: float) -> None:
+        referee = self.referee
+        assert referee is not None
+        game = referee.game
+        if referee.last_activity > self.last_activity:
+            self.last_activity = referee.last_activity
+        if len(game.completed) != self._completed_seen:
+            self._completed_seen = len(game.completed)
+            self._save_layout_pending = True
+        position = game.position()
+        key = (position.to_move, len(game.completed), position.over)
+        if key != self._turn_key:
+            self._turn_key = key
+            self.turn_started = now
+        if game.over and not self.game.recorded and not game.pending_sweeps:
+            self.game.recorded = True
+            self._over_since = now
+            self._archive_record(finished=True)
+
+    def _archive_record(self, finished: bool) -> None:
+        record = self._record()
+        if not record["moves"]:
+            return
+        record["finished"] = finished
+        record["saved"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = _json_line(record)
+        path = self.records_path
+
+        def job() -> None:
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(line)
+                out.flush()
+                os.fsync(out.fileno())
+
+        self.writer.call(job)
+
+    # -- lights ---------------------------------------------------------------------------------
+
+    def follower(self) -> StepFollower:
+        """The game as it stands (the referee's, or the one the setup waits to start)."""
+        if self.referee is not None:
+            return self.referee.game
+        assert self.setup is not None
+        return self.setup.follower
+
+    def idle(self, now: float) -> bool:
+        minutes = self.config.leds.idle_minutes
+        if self.mode == "demo" and self.sim is None:
+            return True
+        if minutes <= 0 or now - self.last_activity < minutes * 60:
+            return False
+        return self.referee is not None and self.referee.phase() in ("start", "over")
+
+    def guidance_state(self, now: float) -> GuidanceState:
+        places = self.game.mapping.places
+        if self.referee is None:
+            setup = self.setup
+            assert setup is not None
+            return GuidanceState(
+                to_move=setup.follower.to_move,
+                mismatch={c.place: c.how for c in setup.wrong},
+                places=places,
+            )
+        state = self.referee.guidance_state(places)
+        state.idle = self.idle(now)
+        return state
+
+    def _render(self, now: float) -> None:
+        state = self.guidance_state(now)
+        lights = guidance(state)
+        if not state.idle and self.referee is not None:
+            if self.mode == "teach" and state.expected_kind == "sow" and not state.flag_kind:
+                for place in self._lap_path():
+                    lights.setdefault(place, Light(PATH_COLOR, "steady", "path"))
+            if now < self.hint_until:
+                for place in state.expected:
+                    lights[place] = Light(WHITE, "fast_blink", "hint")
+        leds = self.config.leds
+        self.lights = lights
+        self.pixels = render(
+            lights,
+            self.game.mapping.leds_of,
+            self.board.led_count,
+            now,
+            brightness=leds.brightness,
+            max_current_a=leds.max_current_a,
+        )
+        self.leds.show(self.pixels)
+
+    def _lap_path(self) -> list[Place]:
+        """Teach mode: the places the seeds still in the hand will go to, after the next one."""
+        game = self.follower()
+        rules = self.game.rules
+        out: list[Place] = []
+        for p in game.active_players():
+            hand = game.hands[p]
+            if hand.phase is not Phase.SOWING or not hand.sequence:
+                continue
+            seq = hand.sequence
+            for k in range(1, hand.seeds):
+                out.append(rules.place(seq[(hand.sown + k) % len(seq)]))
+        return out
+
+    # -- the status snapshot --------------------------------------------------------------------
+
+    def _referee_flags(self) -> list[dict[str, Any]]:
+        referee = self.referee
+        if referee is None:
+            return []
+        ids = self._referee_flag_ids
+        while len(ids) < len(referee.flags):
+            ids.append(self._next_flag_id)
+            self._next_flag_id += 1
+        return [_flag_json(flag, ids[k]) for k, flag in enumerate(referee.flags)]
+
+    def _record(self) -> dict[str, Any]:
+        game = self.follower()
+        record: dict[str, Any] = {"variant": self.game.variant, "options": dict(self.game.options)}
+        if self.game.rules.options.simultaneous_opening:
+            record["steps"] = [s.to_json() for _t, s in self.game.steps]
+        record["moves"] = [m.pit for m in game.completed]
+        return record
+
+    def state_name(self) -> str:
+        return "playing" if self.referee is not None else "setup"
+
+    def _core(self) -> dict[str, Any]:
+        """Everything in the snapshot that changes only when the game does."""
+        referee = self.referee
+        game = self.follower()
+        rules = self.game.rules
+        position = game.position()
+        flags = sorted(
+            self._past_flags + self.flags + self._referee_flags(), key=lambda f: f["id"]
+        )[-MAX_FLAGS:]
+        places = {
+            _key(place): {"color": hex_color(light.color), "effect": light.effect}
+            for place, light in self.lights.items()
+        }
+        for place in self.game.mapping.places:
+            places.setdefault(_key(place), {"color": "#000000", "effect": "none"})
+        return {
+            "sim": self.sim is not None,
+            "board": self._board_json(),
+            "game": {
+                "variant": self.game.variant,
+                "options": rules.options.to_json(),
+                "position": position.to_json(),
+                "hand": referee.belief()["hand"] if referee is not None else [0, 0],
+                "expected": [p.to_json() for p in referee.expected_places()] if referee else [],
+                "expected_kind": referee.expected_kind() if referee else "none",
+                "phase": referee.phase() if referee else "waiting",
+                "history": [
+                    {"ply": k, "player": m.player, "pit": m.pit}
+                    for k, m in enumerate(game.completed, start=1)
+                ],
+                "record": self._record(),
+            },
+            "flags": flags,
+            "leds_places": places,
+            "mode": self.mode,
+            "daemon": {
+                "state": self.state_name(),
+                "source": self.feed.status().name,
+                "data_dir": str(self.data_dir),
+                "calibration": self.calibration.origin,
+                "notices": list(self.notices),
+                "steps": len(self.game.steps),
+                "sim_busy": self.sim is not None and self.now < self.busy_until,
+                "idle": self.idle(self.now),
+            },
+        }
+
+    def _board_json(self) -> dict[str, Any]:
+        mapping = self.game.mapping
+        return {
+            "name": self.board.name,
+            "pits": mapping.pits,
+            "led_count": self.board.led_count,
+            "places": [
+                {"place": place.to_json(), "cell": cell, "leds": list(mapping.leds_of[place])}
+                for place, cell in mapping.cell_of.items()
+            ],
+            "idle_cells": list(mapping.idle_cells),
+        }
+
+    def _sensor_json(self) -> list[dict[str, Any]]:
+        referee = self.referee
+        cal = referee.detector.calibration if referee else list(self.calibration.cells)
+        levels = self.window.medians(cal)
+        noise = self.window.noise(cal)
+        rate = self.feed.rate_sps()
+        status = self.feed.status()
+        place_of = self.game.mapping.place_of
+        frame = self.last_frame
+        out = []
+        for cell in range(self.feed.cell_count):
+            fault: str | None = None
+            if referee is not None and cell in referee.fault_flags:
+                fault = referee.fault_flags[cell].detail or "fault"
+            elif status.fault and f"cell {cell}" in status.fault:
+                fault = status.fault
+            place = place_of.get(cell)
+            level = levels[cell]
+            out.append(
+                {
+                    "cell": cell,
+                    "place": None if place is None else place.to_json(),
+                    "raw": None if frame is None else frame.raw[cell],
+                    "grams": None if level is None else round(level, 2),
+                    "noise_g": None if noise[cell] is None else round(noise[cell] or 0.0, 3),
+                    "rate_sps": round(rate, 1),
+                    "fault": fault,
+                }
+            )
+        return out
+
+    def _publish(self, now: float) -> None:
+        core = self._core()
+        colors = [hex_color(p) for p in self.pixels]
+        changed = core != self._last_core
+        if now - self._last_sensor_publish >= SENSOR_PUBLISH_S:
+            self._sensors = self._sensor_json()
+            self._last_sensor_publish = now
+            changed = True
+        if not changed and (
+            colors == self._last_colors or now - self._last_led_publish < LED_PUBLISH_S
+        ):
+            return
+        self._last_core = core
+        self._last_colors = colors
+        self._last_led_publish = now
+        game = dict(core["game"])
+        game["turn_timer"] = {
+            "limit_s": self.game.rules.options.move_time_limit_s,
+            "elapsed_s": round(max(0.0, now - self.turn_started), 1),
+        }
+        lags = self.stats.lags
+        daemon = dict(core["daemon"])
+        daemon["loop"] = {
+            "ticks": self.stats.ticks,
+            "missed_ticks": self.stats.missed_ticks,
+            "lag_ms_p99": round(_p99(lags) * 1000, 2) if lags else 0.0,
+            "frames": self.stats.frames,
+        }
+        status = {
+            "version": 0,
+            "published_at": 0.0,
+            "sim": core["sim"],
+            "board": core["board"],
+            "game": game,
+            "flags": core["flags"],
+            "leds": {
+                "colors": colors,
+                "places": core["leds_places"],
+                "current_a": round(estimate_current_a(self.pixels), 3),
+                "brightness": self.config.leds.brightness,
+            },
+            "mode": core["mode"],
+            "sensors": self._sensors,
+            "daemon": daemon,
+        }
+        self.link.publish(status)
+        self.stats.publishes += 1
+
+    def _systemd(self) -> None:
+        wall = time.monotonic()
+        watchdog = self.notifier.watchdog_s
+        if watchdog and wall >= self._watchdog_next:
+            self.notifier.watchdog()
+            self._watchdog_next = wall + watchdog / 3
+        if self.notifier.enabled:
+            game = self.follower()
+            position = game.position()
+            text = (
+                f"{self.game.variant}, {len(game.completed)} moves, "
+                + (
+                    "game over"
+                    if position.over
+                    else f"player {(position.to_move or 0) + 1} to move"
+                )
+                + ("" if self.referee is not None else ", checking the board")
+            )
+            if text != self._systemd_status:
+                self._systemd_status = text
+                self.notifier.status(text)
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def execute(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Carry out a command now (the loop thread's side of `LoopLink.command`)."""
+        handler = getattr(self, f"_cmd_{name}", None)
+        if name not in COMMANDS or handler is None:
+            raise CommandError("command", f"unknown command {name!r}, known: {', '.join(COMMANDS)}")
+        self.last_activity = self.feed.now()
+        result: dict[str, Any] = handler(args)
+        return result
+
+    def _cmd_new_game(self, args: dict[str, Any]) -> dict[str, Any]:
+        variant = args.get("variant", self.game.variant)
+        options = args.get("options")
+        if options is None:
+            options = self.game.options if variant == self.game.variant else {}
+        if not isinstance(variant, str):
+            raise CommandError("variant", f"{variant!r} is not a variant name")
+        if not isinstance(options, dict):
+            raise CommandError("options", "expected an object of option names and values")
+        try:
+            game = self._new_game_state(variant, dict(options))
+        except OptionError as err:
+            field_name = "variant" if str(err).startswith("unknown variant") else "options"
+            raise CommandError(field_name, str(err)) from None
+        except BoardFileError as err:
+            raise CommandError("options", str(err)) from None
+        if not self.game.recorded:
+            self._archive_record(finished=False)
+        self.game = game
+        self._reset_game_flags()
+        self.writer.rewrite(game.entries())
+        follower = StepFollower.new(game.rules)
+        if self.sim is not None:
+            self._relay_sim(follower)
+        self._enter_setup(follower)
+        self._over_since = None
+        return {"variant": game.variant, "options": dict(game.options)}
+
+    def _reset_game_flags(self) -> None:
+        self.flags = []
+        self._past_flags = []
+        self._setup_flags = {}
+        self._referee_flag_ids = []
+
+    def _relay_sim(self, follower: StepFollower) -> None:
+        """The virtual hands lay the simulated board out as the game now stands."""
+        assert self.sim is not None
+        world = self._new_world(self.game, follower.position())
+        self.sim.replace_world(world)
+        self.busy_until = -1.0
+        self.calibration = self._load_calibration()
+        self._save_sim_layout(force=True)
+
+    def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
+        game = self.game
+        if self.referee is not None:
+            self._journal_steps()
+        follower = StepFollower.new(game.rules)
+        boundaries = [0]
+        for k, (_t, step) in enumerate(game.steps):
+            follower.feed(step)
+            if at_move_boundary(follower):
+                boundaries.append(k + 1)
+        current = len(game.steps)
+        if boundaries[-1] == current:
+            if len(boundaries) < 2:
+                raise CommandError("command", "there is no move to undo")
+            keep = boundaries[-2]
+        else:
+            keep = boundaries[-1]
+        game.steps = game.steps[:keep]
+        game.recorded = False
+        self.writer.rewrite(game.entries())
+        target = game.follower()
+        if self.sim is not None:
+            self._relay_sim(target)
+        self._enter_setup(target)
+        self._over_since = None
+        return {"moves": len(target.completed), "steps": keep}
+
+    def _cmd_mode(self, args: dict[str, Any]) -> dict[str, Any]:
+        mode = args.get("mode")
+        if mode not in MODES:
+            raise CommandError("mode", f"{mode!r} is not a mode, allowed: {', '.join(MODES)}")
+        self.mode = mode
+        return {"mode": mode}
+
+    def _cmd_calibrate(self, args: dict[str, Any]) -> dict[str, Any]:
+        stage = args.get("stage")
+        cal = list(self.calibration.cells)
+        seed_guess = self.game.seed_g or self.calibration.seed_g or 5.0
+        if self.window.span() < STARTUP_S or not self.window.at_rest(cal, seed_guess):
+            raise CommandError("command", "the board is not at rest: wait a moment and try again")
+        raw = self.window.raw_medians()
+        result: dict[str, Any] = {"stage": stage}
+        if stage == "empty":
+            cells = tuple(
+                (float(r) if r is not None else off, scale)
+                for r, (off, scale) in zip(raw, cal, strict=True)
+            )
+            self.calibration = Calibration(
+                cells, self.calibration.seed_g, self.calibration.seed_cv, origin="file"
+            )
+            result["cells"] = len(cells)
+        elif stage == "reference":
+            grams = args.get("grams")
+            if not isinstance(grams, int | float) or isinstance(grams, bool) or grams <= 0:
+                raise CommandError("grams", "the reference stage needs the weight in grams")
+            loads = [
+                (0.0 if r is None else (r - off) / scale, cell)
+                for cell, (r, (off, scale)) in enumerate(zip(raw, cal, strict=True))
+            ]
+            loads.sort(reverse=True)
+            (load, cell), (second, _) = loads[0], loads[1]
+            if load < 0.3 * grams:
+                raise CommandError(
+                    "grams", f"no cup carries about {grams:g} g: put the weight in one cup"
+                )
+            if second > 0.2 * grams:
+                raise CommandError("command", "more than one cup is loaded: empty the others")
+            off, scale = cal[cell]
+            cal[cell] = (off, scale * load / grams)
+            self.calibration = Calibration(
+                tuple(cal), self.calibration.seed_g, self.calibration.seed_cv, origin="file"
+            )
+            place = self.game.mapping.place_of.get(cell)
+            result.update(
+                cell=cell,
+                place=None if place is None else place.to_json(),
+                counts_per_g=round(cal[cell][1], 3),
+            )
+        elif stage == "layout":
+            start = place_counts(self.game.rules, StepFollower.new(self.game.rules).position())
+            levels = self.window.medians(cal)
+            seed_g = estimate_seed_g(levels, self.game.mapping, start)
+            if seed_g is None:
+                raise CommandError("command", "the board holds no seeds to weigh")
+            wrong = check_board(levels, self.game.mapping, start, seed_g)
+            if wrong:
+                where = ", ".join(str(c.place) for c in wrong)
+                raise CommandError("command", f"the start layout is not on the board ({where})")
+            self.calibration = Calibration(
+                self.calibration.cells, round(seed_g, 4), None, origin="file"
+            )
+            self.game.seed_g = None  # measured again by the referee from this board
+            result["seed_g"] = round(seed_g, 3)
+        else:
+            raise CommandError(
+                "stage", f"{stage!r} is not a stage, allowed: empty, layout, reference"
+            )
+        calibration = self.calibration
+        path = self.calibration_path
+        board = self.board.name
+        self.writer.call(lambda: save_calibration(path, board, calibration))
+        if self.referee is not None:
+            self._journal_steps()
+        self._enter_setup(self.game.follower())
+        return result
+
+    # -- the simulated board's hands ------------------------------------------------------------
+
+    def _need_sim(self) -> SimFeed:
+        if self.sim is None:
+            raise CommandError("command", "the simulated board is not running")
+        if self.now < self.busy_until:
+            raise CommandError(
+                "command",
+                f"the virtual hand is still busy for {self.busy_until - self.now:.1f} s",
+            )
+        return self.sim
+
+    def _sim_game(self) -> Any:
+        """The game the virtual hand plays: the referee's, when the board matches it."""
+        from controller.rules import Game
+
+        sim = self._need_sim()
+        referee = self.referee
+        if referee is None:
+            raise CommandError("command", "the board is being checked: wait until play starts")
+        follower = referee.game
+        if follower.over:
+            raise CommandError("command", "the game is over")
+        if follower.to_move is None:
+            raise CommandError(
+                "command", "the simultaneous opening cannot be played by the virtual hand"
+            )
+        if referee.phase() != "start" or not at_move_boundary(follower):
+            raise CommandError("command", "a move is in progress")
+        truth = sim.world.truth()
+        position = follower.position()
+        if (
+            truth["pits"] != [list(r) for r in position.pits]
+            or truth["stores"] != list(position.stores)
+            or any(truth["hand"])
+        ):
+            raise CommandError(
+                "command", "the simulated board does not match the game: put it right first"
+            )
+        game = Game(self.game.rules, start=position)
+        game.history = follower.history.copy()
+        return game
+
+    def _schedule(self, actions: list[Any]) -> None:
+        assert self.sim is not None
+        if actions:
+            end = max(action_end(a) for a in actions)
+            self.busy_until = max(self.busy_until, self.sim.to_loop(end) + 0.3)
+        self._save_layout_pending = True
+
+    def _cmd_sim_move(self, args: dict[str, Any]) -> dict[str, Any]:
+        game = self._sim_game()
+        pit = args.get("pit")
+        if not isinstance(pit, int) or isinstance(pit, bool):
+            raise CommandError("pit", f"{pit!r} is not a pit number")
+        reason = game.why_illegal(pit)
+        if reason is not None:
+            raise CommandError("pit", reason)
+        assert self.sim is not None
+        move = schedule_move(self.sim.world, game, pit=pit)
+        self._schedule(move.actions)
+        return {"played": pit, "player": game.to_move}
+
+    def _cmd_sim_mistake(self, args: dict[str, Any]) -> dict[str, Any]:
+        game = self._sim_game()
+        kind = args.get("kind")
+        pit = args.get("pit")
+        assert self.sim is not None
+        try:
+            move = schedule_move(self.sim.world, game, pit=pit, mistake=str(kind))
+        except MistakeNotPossible as err:
+            raise CommandError("kind", str(err)) from None
+        except ValueError as err:
+            raise CommandError("kind", str(err)) from None
+        self._schedule(move.actions)
+        mistake = move.mistakes[0] if move.mistakes else None
+        return {
+            "kind": kind,
+            "pit": move.pit,
+            "at": None if mistake is None else mistake.at.to_json(),
+        }
+
+    def _cmd_sim_actions(self, args: dict[str, Any]) -> dict[str, Any]:
+        sim = self._need_sim()
+        try:
+            actions = parse_actions(args.get("actions"), self.game.rules.n, "sim_actions")
+        except ScenarioError as err:
+            raise CommandError("actions", str(err)) from None
+        to_move = self.follower().to_move
+        sim.world.default_hand = to_move if to_move is not None else 0
+        base = sim.world.schedule(actions)
+        self._schedule([a.shifted(base) for a in actions])
+        return {"scheduled": len(actions)}
+
+    def _sim_tick(self, now: float) -> None:
+        if self._save_layout_pending and now >= self.busy_until:
+            self._save_sim_layout(force=False)
+        if self.mode != "demo" or self.referee is None or now < self.busy_until:
+            return
+        game = self.referee.game
+        if game.over:
+            if self._over_since is not None and now - self._over_since >= DEMO_NEW_GAME_S:
+                self.execute("new_game", {})
+            return
+        if any(f.active for f in self.referee.flags):
+            return
+        try:
+            sim_game = self._sim_game()
+        except CommandError:
+            return
+        pit = self.rng.choice(sim_game.legal_moves())
+        assert self.sim is not None
+        move = schedule_move(self.sim.world, sim_game, pit=pit)
+        self._schedule(move.actions)
+
+    def _save_sim_layout(self, force: bool) -> None:
+        """Persist where the simulated seeds lie (only when no hand holds any)."""
+        assert self.sim is not None
+        truth = self.sim.world.truth()
+        if any(truth["hand"]) and not force:
+            return
+        self._save_layout_pending = False
+        data = layout_json(self.config.board, self.game.rules, truth)
+        path = self.sim_board_path
+        self.writer.call(lambda: write_json_atomic(path, data))
+
+
+def _pairs(cells: list[CellCalibration]) -> tuple[tuple[float, float], ...]:
+    return tuple((c.offset, c.counts_per_g) for c in cells)
+
+
+def _key(place: Place) -> str:
+    return f"{place.player},{place.pit}"
+
+
+def _flag_json(flag: Flag, flag_id: int) -> dict[str, Any]:
+    return {
+        "id": flag_id,
+        "t": round(flag.t, 3),
+        "kind": flag.kind,
+        "at": None if flag.at is None else flag.at.to_json(),
+        "expected": [p.to_json() for p in flag.expected],
+        "active": flag.active,
+        "detail": flag.detail,
+    }
+
+
+def _json_line(data: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(data, separators=(",", ":")) + "\n"
+
+
+def _p99(values: deque[float] | list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
+def print_err(text: str) -> None:
+    print(f"sowboard: {text}", file=sys.stderr, flush=True)
