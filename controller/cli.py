@@ -79,11 +79,62 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config(args: argparse.Namespace) -> Any:
+    """The daemon's configuration (`--config`, else the default file or built-in defaults)."""
+    from controller.daemon.config import DEFAULT_PATH, ConfigError, load_config
+
+    try:
+        if args.config is None:
+            return load_config(DEFAULT_PATH)
+        return load_config(args.config, explicit=True)
+    except ConfigError as err:
+        raise CommandError(str(err)) from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.example_config:
+        from controller.daemon.config import EXAMPLE
+
+        print(EXAMPLE, end="")
+        return 0
+    from controller.daemon.hardware import HardwareError
+    from controller.daemon.run import StartError, run
+
+    config = _config(args)
+    try:
+        return run(config)
+    except (HardwareError, StartError) as err:
+        raise CommandError(str(err)) from None
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from controller.daemon.tools import calibrate
+
+    config = _config(args)
+    try:
+        return calibrate(config, grams=args.grams)
+    except (EOFError, KeyboardInterrupt):
+        print()
+        return 1
+
+
+def cmd_diag(args: argparse.Namespace) -> int:
+    from controller.daemon.tools import diagnose
+
+    report = diagnose(_config(args), sensors_s=args.sensors)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "rules":
         from controller.bench.rules import main as bench_rules
 
-        return bench_rules(seconds=args.seconds, repeats=args.repeats)
+        return bench_rules(seconds=args.seconds or 2.0, repeats=args.repeats)
+    if args.what == "web":
+        from controller.daemon.benchweb import main as bench_web
+
+        return bench_web(seconds=args.seconds or 30.0, clients=args.clients, verbose=args.verbose)
     if args.what == "openspiel":
         from controller.bench.openspiel import main as bench_openspiel
 
@@ -116,13 +167,61 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compact", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_simulate)
 
+    p = sub.add_parser(
+        "run",
+        help="the board daemon: sensors, referee, lights and the status page",
+        description="Run the board daemon. Without hardware configured it runs the simulated "
+        "board. The configuration is TOML (--example-config prints every key with its default).",
+    )
+    p.add_argument(
+        "--config",
+        help="the configuration file (default /etc/sowboard/config.toml; built-in defaults "
+        "when that file does not exist)",
+    )
+    p.add_argument(
+        "--example-config", action="store_true", help="print a configuration with every key"
+    )
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "calibrate", help="calibrate the load cells at the terminal (the daemon must be stopped)"
+    )
+    p.add_argument("--config", help="the configuration file (as for run)")
+    p.add_argument(
+        "--grams", type=float, default=100.0, help="the reference weight in grams (default 100)"
+    )
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser(
+        "diag", help="what a support call needs: configuration, data files, hardware (JSON)"
+    )
+    p.add_argument("--config", help="the configuration file (as for run)")
+    p.add_argument(
+        "--sensors",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also read the real load cells this long (the daemon must be stopped)",
+    )
+    p.set_defaults(func=cmd_diag)
+
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["rules", "tracking", "openspiel"], help="what to measure")
-    p.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
+    p.add_argument(
+        "what", choices=["rules", "tracking", "openspiel", "web"], help="what to measure"
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="rules: seconds per measurement (2); web: seconds of streaming (30)",
+    )
+    p.add_argument("--clients", type=int, default=50, help="web: live event streams (50)")
     p.add_argument("--repeats", type=int, default=5, help="measurements per figure (median)")
     p.add_argument("--rounds", type=int, default=1, help="tracking: games per configuration pair")
     p.add_argument("--games", type=int, default=1000, help="openspiel: random games per rule set")
-    p.add_argument("--verbose", action="store_true", help="tracking: a line per game")
+    p.add_argument(
+        "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"
+    )
     p.set_defaults(func=cmd_bench)
     return parser
 

@@ -1,0 +1,314 @@
+"""`sowboard calibrate` and `sowboard diag`: the board's two command-line helpers.
+
+`calibrate` walks a person through the three stages the admin page offers (empty cups, a
+reference weight in every cup, the start layout) at the terminal, through the very same loop
+and commands as the daemon, so both ways give the same file. The daemon must not be running
+(it holds the hardware). On the simulated board the virtual hand does what the person is asked
+to do, so the whole procedure can be tried (and tested) without wood.
+
+`diag` says what a support call needs: the configuration, the data files and what is wrong in
+them, whether the hardware libraries and devices are there, and (with `--sensors`) what every
+cell reads for two seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import grp
+import importlib
+import json
+import os
+import statistics
+import time
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from controller.rules import Place
+
+from .config import Config
+from .files import (
+    CALIBRATION_FILE,
+    JOURNAL_FILE,
+    SIM_BOARD_FILE,
+    DataFileError,
+    load_calibration,
+    load_sim_board,
+)
+from .hardware import HardwareError, NoLeds, open_source
+from .journal import JournalError, read_journal, replay
+from .link import CommandError
+from .loop import BoardLoop
+
+Ask = Callable[[str], str]
+Out = Callable[[str], None]
+
+
+# -- calibrate ------------------------------------------------------------------------------------
+
+
+def _wait_for(loop: BoardLoop, t: float) -> None:
+    """Sleep until the loop's clock reaches `t` (the simulated clock may run faster)."""
+    end = time.monotonic() + 60.0
+    while loop.now < t and time.monotonic() < end and loop.running:
+        time.sleep(0.02)
+
+
+def _act(loop: BoardLoop, actions: list[dict[str, Any]], hold: float | None = None) -> None:
+    """On the simulated board, the virtual hand does what the person was asked to do; then
+    wait until the board rests (or, with `hold`, that long while a weight stays on)."""
+    if loop.sim is None or not actions:
+        return
+    _wait_for(loop, loop.busy_until)
+    loop.link.command("sim_actions", {"actions": actions})
+    _wait_for(loop, loop.now + hold if hold is not None else loop.busy_until + 1.2)
+
+
+def _empty_board(loop: BoardLoop) -> list[dict[str, Any]]:
+    assert loop.sim is not None
+    truth = loop.sim.world.truth()
+    actions: list[dict[str, Any]] = []
+    t = 0.0
+    places = [Place(p, i) for p in (0, 1) for i in range(len(truth["pits"][p]))]
+    places += [Place(0, "store"), Place(1, "store")]
+    for place in places:
+        count = (
+            truth["stores"][place.player]
+            if place.is_store
+            else truth["pits"][place.player][int(place.pit)]
+        )
+        if count:
+            actions.append({"t": t, "action": "grab", "at": place.to_json(), "hand": 0})
+            actions.append({"t": t + 0.4, "action": "drop_off", "n": count, "hand": 0})
+            t += 0.6
+    return actions
+
+
+def calibrate(
+    config: Config,
+    *,
+    grams: float,
+    ask: Ask = input,
+    out: Out = print,
+    speed: float | str | None = "config",
+) -> int:
+    """The interactive calibration; returns the exit status."""
+    try:
+        loop = BoardLoop(config, speed=speed, leds=NoLeds(0), buttons=None, out=out)
+    except HardwareError as err:
+        out(f"{err} (is the sowboard service running? sudo systemctl stop sowboard)")
+        return 2
+    loop.start()
+    try:
+        return _calibrate(loop, grams, ask, out)
+    finally:
+        loop.stop()
+
+
+def _command(loop: BoardLoop, args: dict[str, Any], out: Out) -> dict[str, Any] | None:
+    for _attempt in range(20):
+        try:
+            return loop.link.command("calibrate", args)
+        except CommandError as err:
+            if "not at rest" not in err.message:
+                out(f"  not done: {err.message}")
+                return None
+            time.sleep(0.25)
+    out("  not done: the board never came to rest")
+    return None
+
+
+def _calibrate(loop: BoardLoop, grams: float, ask: Ask, out: Out) -> int:
+    sim = loop.sim is not None
+    out(
+        f"Calibrating board {loop.board.name} ({loop.feed.cell_count} cells); "
+        f"the file is {loop.calibration_path}"
+    )
+    if sim:
+        out("(simulated board: the virtual hand does what is asked)")
+    ask("1/3 Empty every cup (pits and stores), then press Enter: ")
+    _act(loop, _empty_board(loop) if sim else [])
+    result = _command(loop, {"stage": "empty"}, out)
+    if result is None:
+        return 1
+    out(f"  zeros taken for {result['cells']} cells")
+    places = loop.game.mapping.places
+    done = 0
+    for place in places:
+        answer = (
+            ask(
+                f"2/3 Put the {grams:g} g weight in {place} alone, then press Enter "
+                "(s: skip this place, q: skip the rest): "
+            )
+            .strip()
+            .lower()
+        )
+        if answer == "q":
+            break
+        if answer == "s":
+            continue
+        press = {"t": 0.0, "action": "press", "at": place.to_json(), "g": grams, "dur": 3.0}
+        _act(loop, [press] if sim else [], hold=1.5)
+        result = _command(loop, {"stage": "reference", "grams": grams}, out)
+        if result is not None:
+            done += 1
+            out(f"  {place}: cell {result['cell']}, {result['counts_per_g']} counts per gram")
+    answer = (
+        ask("3/3 Lay out the start position of the game, then press Enter (s: skip): ")
+        .strip()
+        .lower()
+    )
+    if answer != "s":
+        if sim:
+            counts = loop.game.follower(0).position()
+            _act(
+                loop,
+                [
+                    {"t": 0.1 * k, "action": "add", "at": [p, i], "n": n, "hand": 0}
+                    for k, (p, i, n) in enumerate(
+                        (p, i, n) for p in (0, 1) for i, n in enumerate(counts.pits[p]) if n
+                    )
+                ],
+            )
+        result = _command(loop, {"stage": "layout"}, out)
+        if result is not None:
+            out(f"  seeds weigh {result['seed_g']} g on average")
+    loop.writer.flush()
+    out(f"saved {loop.calibration_path} ({done} of {len(places)} cells with a reference)")
+    return 0
+
+
+# -- diag -----------------------------------------------------------------------------------------
+
+
+def _check_import(module: str) -> str:
+    try:
+        importlib.import_module(module)
+    except Exception as err:  # NotImplementedError on a PC for neopixel (HARDWARE.md)
+        return f"missing ({type(err).__name__}: {str(err)[:80]})"
+    return "ok"
+
+
+def _device(path: str) -> str:
+    if not os.path.exists(path):
+        return "absent"
+    return "ok" if os.access(path, os.R_OK | os.W_OK) else "no permission"
+
+
+def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
+    """Everything `sowboard diag` prints, as JSON-able data."""
+    data = config.data_dir
+    report: dict[str, Any] = {
+        "config": config.where,
+        "board": config.board,
+        "game": {"variant": config.variant, "options": dict(config.options), "mode": config.mode},
+        "source": config.source,
+        "leds": config.led_backend(),
+        "web": f"http://{config.web.host}:{config.web.port}/",
+        "data_dir": {
+            "path": str(data),
+            "writable": os.access(data, os.W_OK) if data.exists() else False,
+        },
+    }
+    journal: dict[str, Any] = {"path": str(data / JOURNAL_FILE)}
+    try:
+        found = read_journal(data / JOURNAL_FILE)
+        if found is None:
+            journal["state"] = "none"
+        else:
+            replayed = replay(found)
+            journal.update(
+                state="ok" if not replayed.problems else "damaged",
+                variant=found.variant,
+                moves=len(replayed.follower.completed),
+                steps=len(replayed.steps),
+                problems=replayed.problems,
+            )
+    except (JournalError, ValueError) as err:
+        journal.update(state="unusable", problems=[str(err)])
+    report["journal"] = journal
+    board = config.board_file()
+    try:
+        cal = load_calibration(data / CALIBRATION_FILE, board.name, len(board.cells))
+        report["calibration"] = (
+            "none"
+            if cal is None
+            else {
+                "cells": len(cal.cells),
+                "seed_g": cal.seed_g,
+            }
+        )
+    except DataFileError as err:
+        report["calibration"] = f"unusable: {err}"
+    if config.source == "sim":
+        try:
+            layout = load_sim_board(data / SIM_BOARD_FILE, config.board, config.rules())
+            report["sim_board"] = "none" if layout is None else layout.to_json()
+        except DataFileError as err:
+            report["sim_board"] = f"unusable: {err}"
+    user_groups = set()
+    for gid in os.getgroups():
+        with contextlib.suppress(KeyError):
+            user_groups.add(grp.getgrgid(gid).gr_name)
+    report["hardware"] = {
+        "lgpio": _check_import("lgpio"),
+        "neopixel": _check_import("neopixel"),
+        "serial": _check_import("serial"),
+        "gpiozero": _check_import("gpiozero"),
+        "/dev/gpiochip0": _device("/dev/gpiochip0"),
+        "/dev/spidev0.0": _device("/dev/spidev0.0"),
+        "groups": sorted(user_groups & {"gpio", "spi", "dialout"}),
+    }
+    report["daemon"] = _daemon_state(config)
+    if sensors_s > 0 and config.source != "sim":
+        report["sensors"] = read_sensors(config, sensors_s)
+    return report
+
+
+def _daemon_state(config: Config) -> Any:
+    host = "127.0.0.1" if config.web.host in ("0.0.0.0", "::") else config.web.host
+    url = f"http://{host}:{config.web.port}/api/state"
+    try:
+        with urllib.request.urlopen(url, timeout=1.0) as response:
+            status = json.loads(response.read())
+    except Exception as err:
+        return f"not answering at {url} ({type(err).__name__})"
+    daemon = status.get("daemon", {})
+    return {
+        "url": url,
+        "state": daemon.get("state"),
+        "moves": len(status.get("game", {}).get("history", [])),
+        "active_flags": [f["kind"] for f in status.get("flags", []) if f.get("active")],
+        "notices": daemon.get("notices", []),
+    }
+
+
+def read_sensors(config: Config, seconds: float) -> Any:
+    board = config.board_file()
+    try:
+        source = open_source(config, len(board.cells), board.led_count)
+    except HardwareError as err:
+        return f"cannot open: {err}"
+    frames = []
+    try:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            frame = source.read(0.5)
+            if frame is not None:
+                frames.append(frame)
+    finally:
+        source.close()
+    out = []
+    for cell in range(len(board.cells)):
+        values = [v for f in frames if (v := f.raw[cell]) is not None]
+        out.append(
+            {
+                "cell": cell,
+                "readings": len(values),
+                "missing": len(frames) - len(values),
+                "raw_median": statistics.median(values) if values else None,
+                "raw_spread": (max(values) - min(values)) if values else None,
+            }
+        )
+    rate = (len(frames) - 1) / (frames[-1].t - frames[0].t) if len(frames) > 1 else 0.0
+    return {"frames": len(frames), "rate_sps": round(rate, 1), "cells": out}
