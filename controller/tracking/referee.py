@@ -259,7 +259,12 @@ class Referee:
             content = self.expected_g[cell]
             if content is None or content < MIN_SEED * self.seed_g:
                 continue
-            if detector.rise < -0.6 * content and self._feed_take(step, cell, step.at, content, t):
+            # Two samples on: a glitch that happens to read near the truth is one sample.
+            if (
+                detector.since_onset >= 2
+                and detector.rise < -0.6 * content
+                and self._feed_take(step, cell, step.at, content, t)
+            ):
                 self.tentative[cell] = Tentative(t, before, step)
                 return True
         return False
@@ -689,11 +694,22 @@ class Referee:
         return any(self.detector.cells[c].active or c in self.pending for c in self.strays)
 
     def _retract(self, cell: int, tentative: Tentative) -> None:
-        """A guessed landing did not happen: back to where the game was before it."""
+        """A guessed step did not happen: take it back, keeping the steps seen since.
+
+        The game goes back to where it was before the guess and the later steps (other
+        cells, other hands) are fed again; one that no longer fits is dropped too.
+        """
+        keep = [r for r in self.steps if not (r.t == tentative.t and r.step == tentative.step)]
+        later = [r for r in keep if r.t >= tentative.t]
         self.game = tentative.before
-        self.steps = [
-            s for s in self.steps if not (s.t == tentative.t and s.step == tentative.step)
-        ]
+        self.steps = [r for r in keep if r.t < tentative.t]
+        for recognised in later:
+            if self.game.feed(recognised.step).accepted:
+                self.steps.append(recognised)
+        if tentative.step.kind is not StepKind.SOW:  # no seeds are on their way to a store
+            self.carries = [
+                c for c in self.carries if c.flag is not None or c.from_place != tentative.step.at
+            ]
 
     def _carry_to(self, cell: int, net_g: float, strict: bool = True) -> Carry | None:
         for carry in self.carries:
