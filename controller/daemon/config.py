@@ -323,7 +323,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "enabled": (_bool(), False),
         **{name: (_GPIO, DEFAULT_PINS[name]) for name in BUTTON_NAMES},
     },
-    "data": {"dir": (_text(empty=False), "")},
+    "data": {"dir": (_text(), "")},  # empty: default_data_dir()
 }
 
 _SUBSECTIONS = {"hardware": ("sim", "pi", "serial")}

@@ -299,7 +299,9 @@ class BoardLoop:
         self.sim: SimFeed | None = None
         self.feed: Feed
         if config.source == "sim":
-            start = self._sim_layout(game, target)
+            # A resumed game finds the simulated seeds where they were left; for a new game
+            # the virtual hands lay out the start position (as after `new_game`).
+            start = self._sim_layout(game, target) if resumed is not None else target.position()
             world = self._new_world(game, start)
             run_speed = config.sim.speed if speed == "config" else speed
             assert run_speed is None or isinstance(run_speed, float | int)
@@ -1230,7 +1232,12 @@ class BoardLoop:
         return game
 
     def _schedule(self, actions: list[Any]) -> None:
+        """Note how long the virtual hand is busy with `actions` (already in the world)."""
         assert self.sim is not None
+        if self._save_layout_pending:
+            # The last move's layout, before these actions touch the seeds (they start at the
+            # next sample): a restart during this move then finds the board as it was.
+            self._save_sim_layout(force=False)
         if actions:
             end = max(action_end(a) for a in actions)
             self.busy_until = max(self.busy_until, self.sim.to_loop(end) + 0.3)

@@ -1,0 +1,93 @@
+"""Fixtures for the daemon tests: a configuration in a temporary data directory, and the
+daemon's loop on the simulated board, run headless and without ever sleeping (`speed=None`),
+so a whole move takes a fraction of a second."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.daemon.config import Config, parse_config
+from controller.daemon.loop import BoardLoop
+
+
+def make_config(data_dir: Path, **sections: dict[str, Any]) -> Config:
+    data: dict[str, Any] = {"data": {"dir": str(data_dir)}}
+    for name, values in sections.items():
+        if name == "sim":
+            data.setdefault("hardware", {})["sim"] = values
+        else:
+            data[name] = values
+    return parse_config(data, data_dir / "config.toml")
+
+
+def quiet(messages: list[str]) -> Callable[[str], None]:
+    return messages.append
+
+
+class Board:
+    """The daemon's loop with helpers that say what the people at the board do."""
+
+    def __init__(self, config: Config, **kw: Any) -> None:
+        self.messages: list[str] = []
+        self.loop = BoardLoop(config, speed=None, out=self.messages.append, **kw)
+
+    def run_until(self, done: Callable[[], bool], seconds: float = 60.0) -> None:
+        assert self.loop.run_until(done, seconds), f"not within {seconds} simulated seconds"
+
+    def run(self, seconds: float) -> None:
+        self.loop.run_until(lambda: False, seconds)
+
+    def status(self) -> dict[str, Any]:
+        return self.loop.link.get_status()
+
+    def ready(self) -> None:
+        """Until the board was weighed and the referee follows the game."""
+        self.run_until(lambda: self.loop.referee is not None, 10.0)
+        self.settle()
+
+    def settle(self) -> None:
+        """Until the hands are done and the referee is between moves; one more tick publishes."""
+
+        def done() -> bool:
+            loop = self.loop
+            referee = loop.referee
+            return (
+                referee is not None
+                and loop.now > loop.busy_until
+                and referee.phase() in ("start", "over")
+            )
+
+        self.run_until(done)
+        self.run(0.1)
+
+    def play(self, pit: int) -> dict[str, Any]:
+        result = self.loop.execute("sim_move", {"pit": pit})
+        self.settle()
+        return result
+
+    def mistake(self, kind: str, pit: int | None = None) -> dict[str, Any]:
+        args: dict[str, Any] = {"kind": kind}
+        if pit is not None:
+            args["pit"] = pit
+        result = self.loop.execute("sim_mistake", args)
+        self.settle()
+        return result
+
+    def stop(self) -> None:
+        self.loop.stop()
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return make_config(tmp_path / "data")
+
+
+@pytest.fixture
+def board(config: Config) -> Iterator[Board]:
+    board = Board(config)
+    yield board
+    board.stop()
