@@ -90,7 +90,8 @@ class CellDetector:
         self.track_rate = track_rate
         # The HX711 needs 4 samples to follow a step; wait that long after the onset, and for a
         # window long enough to span a landing's ring (about 60 ms) at 80 SPS.
-        # At 10 SPS a landing ramps up over 4 samples of 100 ms: never settle on the ramp.
+        # At 10 SPS a landing ramps up over 4 samples of 100 ms: never settle on the ramp (a
+        # level taken on its tail leaves a part of a gram unaccounted for, every time).
         self.settle_samples = 4 if rate_sps >= 40 else 2
         self.min_active = 4 if rate_sps >= 40 else 5
         self.rest: float | None = None

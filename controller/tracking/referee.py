@@ -337,11 +337,18 @@ class Referee:
         t = pending.last_t
         tentative = self.tentative.get(cell)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
-            if not empty:
-                return False
-            del self.tentative[cell]
-            self._confirm_take(cell, tentative, -pending.net_g)
-            return True
+            if empty:
+                del self.tentative[cell]
+                self._confirm_take(cell, tentative, -pending.net_g)
+                return True
+            left = _count(self._seeds(pending.level_g))
+            if n < -MIN_SEED and left >= 1 and self._whole_seeds(self._seeds(pending.level_g)):
+                # Lifted, but not everything: the step stands and the rest must follow.
+                del self.tentative[cell]
+                self.left_behind[cell] = (left, self._raise(NOT_ALL_LIFTED, place))
+                self.expected_g[cell] = pending.level_g
+                return True
+            return False
         if cell in self.left_behind and empty and n < -MIN_SEED:
             _count_left, flag = self.left_behind.pop(cell)
             flag.resolved_t = t
