@@ -350,6 +350,7 @@ class BoardLoop:
         self._last_led_publish = -1e9
         self._last_sensor_publish = -1e9
         self._sensors: list[dict[str, Any]] = []
+        self._sensors_read = False
         self._watchdog_next = 0.0
         self._systemd_status = ""
         self._enter_setup(target)
@@ -962,8 +963,9 @@ class BoardLoop:
         core = self._core()
         colors = [hex_color(p) for p in self.pixels]
         changed = core != self._last_core
-        if now - self._last_sensor_publish >= SENSOR_PUBLISH_S:
+        if now - self._last_sensor_publish >= SENSOR_PUBLISH_S or not self._sensors_read:
             self._sensors = self._sensor_json()
+            self._sensors_read = len(self.window.frames) >= 8  # else again at the next tick
             self._last_sensor_publish = now
             changed = True
         if not changed and (

@@ -147,7 +147,7 @@ def _calibrate(loop: BoardLoop, grams: float, ask: Ask, out: Out) -> int:
             break
         if answer == "s":
             continue
-        press = {"t": 0.0, "action": "press", "at": place.to_json(), "g": grams, "dur": 3.0}
+        press = {"t": 0.0, "action": "press", "at": place.to_json(), "g": grams, "dur": 4.0}
         _act(loop, [press] if sim else [], hold=1.5)
         result = _command(loop, {"stage": "reference", "grams": grams}, out)
         if result is not None:

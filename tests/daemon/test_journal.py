@@ -100,7 +100,7 @@ def test_a_line_cut_off_by_the_power_is_dropped_and_reported(config: Config) -> 
 def test_a_damaged_line_in_the_middle_keeps_the_part_before_it(config: Config) -> None:
     """The second move's steps are lost with the damaged line; the board still shows the
     seeds after both moves, so the places that differ are named and lit until put right."""
-    before, path = played(config, [3, 1])
+    _status, path = played(config, [3, 1])
     text = lines(path)
     steps = [k for k, line in enumerate(text) if '"type":"step"' in line]
     one_move = Game("congkak")
@@ -146,23 +146,22 @@ def test_a_damaged_line_in_the_middle_keeps_the_part_before_it(config: Config) -
 
 
 def fix_actions(truth: dict[str, Any], expected: Any) -> list[dict[str, Any]]:
-    """Take surplus seeds from where there are too many to where there are too few."""
-    surplus: list[tuple[list[Any], int]] = []
-    lack: list[tuple[list[Any], int]] = []
-    for p in (0, 1):
-        for i in range(7):
-            diff = truth["pits"][p][i] - expected.pits[p][i]
-            (surplus if diff > 0 else lack).append(([p, i], abs(diff))) if diff else None
-        diff = truth["stores"][p] - expected.stores[p]
-        (surplus if diff > 0 else lack).append(([p, "store"], abs(diff))) if diff else None
+    """The hands take surplus seeds from where there are too many to where there are too few."""
+    places = [[p, i] for p in (0, 1) for i in range(7)] + [[0, "store"], [1, "store"]]
+
+    def diff(place: list[Any]) -> int:
+        p, i = place
+        if i == "store":
+            return int(truth["stores"][p] - expected.stores[p])
+        return int(truth["pits"][p][i] - expected.pits[p][i])
+
+    takes = [(place, diff(place)) for place in places if diff(place) > 0]
+    drops = [(place, -diff(place)) for place in places if diff(place) < 0]
     actions: list[dict[str, Any]] = []
-    t = 0.0
-    for place, n in surplus:
-        actions.append({"t": t, "action": "take", "at": place, "n": n, "hand": 0})
-        t += 0.5
-    for place, n in lack:
-        actions.append({"t": t, "action": "drop", "at": place, "n": n, "hand": 0})
-        t += 0.5
+    for k, (place, n) in enumerate(takes):
+        actions.append({"t": 0.5 * k, "action": "take", "at": place, "n": n, "hand": 0})
+    for k, (place, n) in enumerate(drops, start=len(takes)):
+        actions.append({"t": 0.5 * k, "action": "drop", "at": place, "n": n, "hand": 0})
     return actions
 
 

@@ -1,0 +1,144 @@
+"""The plug is pulled in the middle of a move: `sowboard run` is killed with SIGKILL (no
+clean-up at all), started again, and the page shows the game as it was before that move."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Daemon:
+    """`sowboard run` as a subprocess; the port comes from its own "status page:" line."""
+
+    def __init__(self, config: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.output: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.url = self._wait_for_url()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def _wait_for_url(self) -> str:
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                assert self.proc.poll() is None, "".join(self.output)
+                continue
+            self.output.append(line)
+            if "status page: " in line:
+                return line.split("status page: ")[1].strip().rstrip("/")
+        raise AssertionError("no status page line:\n" + "".join(self.output))
+
+    def state(self) -> dict[str, Any]:
+        with urllib.request.urlopen(self.url + "/api/state", timeout=5) as response:
+            data: dict[str, Any] = json.loads(response.read())
+            return data
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(
+            self.url + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            data: dict[str, Any] = json.loads(response.read())
+            return data
+
+    def wait(self, check: Any, timeout: float = 20.0) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while True:
+            state = self.state()
+            if check(state):
+                return state
+            assert time.monotonic() < end, f"timed out: {state['game']}, {state['daemon']}"
+            time.sleep(0.02)
+
+    def drain(self) -> str:
+        while True:
+            try:
+                self.output.append(self.lines.get_nowait())
+            except queue.Empty:
+                return "".join(self.output)
+
+
+def playing(moves: int) -> Any:
+    def check(state: dict[str, Any]) -> bool:
+        return (
+            state["daemon"]["state"] == "playing"
+            and not state["daemon"]["sim_busy"]
+            and state["game"]["phase"] == "start"
+            and len(state["game"]["history"]) == moves
+        )
+
+    return check
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[web]\nport = 0\n[data]\ndir = "{tmp_path / "data"}"\n[hardware.sim]\nspeed = 8.0\n'
+    )
+    return path
+
+
+def test_a_pulled_plug_mid_move_resumes_the_game_as_it_was(config: Path) -> None:
+    first = Daemon(config)
+    try:
+        first.wait(playing(0))
+        first.post("/api/sim/move", {"pit": 3})
+        before = first.wait(playing(1))
+        mover = before["game"]["position"]["to_move"]
+        pits = before["game"]["position"]["pits"][mover]
+        pit = max(range(len(pits)), key=lambda i: pits[i])
+        first.post("/api/sim/move", {"pit": pit})
+        first.wait(lambda s: s["game"]["phase"] in ("sowing", "relay") and s["game"]["hand"][mover])
+        first.proc.send_signal(signal.SIGKILL)  # the plug
+        assert first.proc.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        if first.proc.poll() is None:
+            first.proc.kill()
+
+    second = Daemon(config)
+    try:
+        after = second.wait(playing(1))
+        assert after["game"]["history"] == before["game"]["history"]
+        assert after["game"]["position"] == before["game"]["position"]
+        assert after["game"]["position"]["to_move"] == mover
+        assert after["game"]["record"] == before["game"]["record"]
+        assert not [f for f in after["flags"] if f["active"]]
+        assert any("taken back" in n for n in after["daemon"]["notices"])
+        # The game goes on: the move is played again, to its end.
+        second.post("/api/sim/move", {"pit": pit})
+        second.wait(playing(2))
+        second.proc.send_signal(signal.SIGTERM)  # systemd's stop: a clean exit
+        assert second.proc.wait(timeout=10) == 0
+        assert "stopping (SIGTERM)" in second.drain()
+    finally:
+        if second.proc.poll() is None:
+            second.proc.kill()

@@ -1,0 +1,138 @@
+"""The status page's API on the REAL daemon link (the web tests use a fake one): the loop runs
+in its own thread as in `sowboard run`, on the simulated board at 20x real time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from controller.daemon.loop import BoardLoop
+from controller.daemon.run import make_app
+from tests.daemon.conftest import make_config
+from tests.web.sse import EventReader
+
+PIN = "2468"
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[BoardLoop]:
+    config = make_config(tmp_path, web={"admin_pin": PIN})
+    messages: list[str] = []
+    loop = BoardLoop(config, speed=20.0, out=messages.append).start()
+    yield loop
+    loop.stop()
+    assert not loop.running
+
+
+@pytest.fixture
+def app(running: BoardLoop) -> Flask:
+    return make_app(running, running.config, TESTING=True, SSE_HEARTBEAT_S=0.3, SSE_POLL_S=0.05)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def wait_for(loop: BoardLoop, check: Any, timeout: float = 10.0) -> dict[str, Any]:
+    """The first snapshot for which `check(status)` holds (waiting on the link, as SSE does)."""
+    end = time.monotonic() + timeout
+    status = loop.link.get_status()
+    while not check(status):
+        left = end - time.monotonic()
+        assert left > 0, f"timed out; last status: {status.get('game')}"
+        status = loop.link.wait_for_change(status["version"], left) or status
+    return status
+
+
+def playing(status: dict[str, Any]) -> bool:
+    return (
+        status.get("daemon", {}).get("state") == "playing"
+        and not status["daemon"]["sim_busy"]
+        and status["game"]["phase"] == "start"
+    )
+
+
+def test_the_page_reads_the_board_and_a_visitor_plays_a_move(
+    client: FlaskClient, running: BoardLoop
+) -> None:
+    wait_for(running, playing)
+    state = client.get("/api/state").get_json()
+    assert state["sim"] is True
+    assert state["board"]["name"] == "congkak7"
+    assert state["game"]["position"]["pits"] == [[7] * 7, [7] * 7]
+    assert len(state["sensors"]) == 16
+    assert state["sensors"][0]["grams"] == pytest.approx(38, abs=5)  # 7 seeds of 5.4 g
+    assert state["published_at"] == pytest.approx(time.time(), abs=5)
+
+    response = client.post("/api/sim/move", json={"pit": 3})
+    assert response.status_code == 200
+    assert response.get_json() == {"ok": True, "result": {"played": 3, "player": 0}}
+    busy = client.post("/api/sim/move", json={"pit": 4})
+    assert busy.status_code == 409
+    assert busy.get_json()["field"] == "command"
+
+    status = wait_for(running, lambda s: playing(s) and len(s["game"]["history"]) == 1)
+    state = client.get("/api/state").get_json()
+    assert state["game"]["history"] == [{"ply": 1, "player": 0, "pit": 3}]
+    assert state["game"]["position"] == status["game"]["position"]
+    record = client.get("/api/record")
+    assert record.get_json() == {"variant": "congkak", "options": {}, "moves": [3]}
+
+
+def test_a_move_the_rules_forbid_is_refused_with_its_field(
+    client: FlaskClient, running: BoardLoop
+) -> None:
+    wait_for(running, playing)
+    client.post("/api/sim/move", json={"pit": 3})
+    wait_for(running, lambda s: playing(s) and len(s["game"]["history"]) == 1)
+    mover = running.link.get_status()["game"]["position"]["to_move"]
+    empty = running.link.get_status()["game"]["position"]["pits"][mover].index(0)
+    response = client.post("/api/sim/move", json={"pit": empty})
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "pit"
+    assert "empty" in response.get_json()["error"]
+
+
+def test_live_events_carry_the_move_and_the_mistake(
+    client: FlaskClient, running: BoardLoop
+) -> None:
+    wait_for(running, playing)
+    response = client.get("/api/events", buffered=False)
+    with EventReader(response.response, close=response.close) as events:
+        first = events.next_event().json()
+        assert first["game"]["history"] == []
+        assert client.post("/api/sim/mistake", json={"kind": "wrong_pit"}).status_code == 200
+        kinds: set[str] = set()
+        for _ in range(400):
+            status = events.next_event(timeout=5).json()
+            kinds |= {f["kind"] for f in status["flags"]}
+            if status["game"]["history"] and not status["daemon"]["sim_busy"]:
+                break
+        assert "wrong_pit" in kinds
+        assert len(status["game"]["history"]) == 1
+        assert status["version"] > first["version"]
+
+
+def test_the_admin_starts_a_new_game_and_changes_the_mode(
+    client: FlaskClient, running: BoardLoop
+) -> None:
+    wait_for(running, playing)
+    headers = {"X-Sowboard-Pin": PIN}
+    response = client.post("/api/admin/mode", json={"mode": "teach"}, headers=headers)
+    assert response.get_json() == {"ok": True, "result": {"mode": "teach"}}
+    response = client.post("/api/admin/new_game", json={"variant": "oware"}, headers=headers)
+    assert response.status_code == 200
+    status = wait_for(running, lambda s: playing(s) and s["game"]["variant"] == "oware")
+    assert status["mode"] == "teach"
+    assert status["game"]["position"]["pits"] == [[4] * 6, [4] * 6]
+    wrong = client.post("/api/admin/new_game", json={"options": {"pits": 8}}, headers=headers)
+    assert wrong.status_code == 400
+    assert wrong.get_json()["field"] == "options"
+    assert client.post("/api/admin/undo", json={}, headers=headers).status_code == 409
