@@ -888,7 +888,7 @@ class BoardLoop:
             "board": self._board_json(),
             "game": {
                 "variant": self.game.variant,
-                "options": rules.options.to_json(),
+                "options": self._options_json(rules),
                 "position": position.to_json(),
                 "hand": referee.belief()["hand"] if referee is not None else [0, 0],
                 "expected": [p.to_json() for p in referee.expected_places()] if referee else [],
@@ -914,6 +914,15 @@ class BoardLoop:
                 "idle": self.idle(self.now),
             },
         }
+
+    @staticmethod
+    def _options_json(rules: Rules) -> dict[str, Any]:
+        """Every rule option; `closed` (pits a handicap round closed, not an option anyone
+        sets) only when there are any."""
+        options = rules.options.to_json()
+        if not options.get("closed"):
+            options.pop("closed", None)
+        return options
 
     def _board_json(self) -> dict[str, Any]:
         mapping = self.game.mapping
