@@ -15,7 +15,7 @@ alarm costs a look, not a wrong step). With cv up to 0.25 a pit of 4 seeds may r
 >>> window = LevelWindow(1, seconds=1.0)
 >>> for k in range(20):
 ...     window.add(Frame(k * 0.05, (1000 + 10 * (k % 2),)))
->>> window.span(), window.medians([(0.0, 10.0)]), window.at_rest([(0.0, 10.0)], seed_g=5.0)
+>>> round(window.span(), 2), window.medians([(0.0, 10.0)]), window.at_rest([(0.0, 10.0)], 5.0)
 (0.95, [100.5], True)
 """
 
