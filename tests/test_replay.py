@@ -194,3 +194,30 @@ def test_rules_lists_every_variant_with_defaults(capsys: pytest.CaptureFixture[s
     assert "one of 5, 7, 9" in out and "oware" not in out.split(":")[0]
     status, _, err = run(capsys, "rules", "bao")
     assert status == 2 and "unknown variant 'bao'" in err
+
+
+def test_a_steps_record_may_list_every_pit_choice_the_steps_made_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A board writes both: the steps as seen and every pit choice. The choices the steps
+    already made are checked, not played a second time."""
+    rules = Rules.for_variant("congkak", {"pits": 5, "simultaneous_opening": True})
+    follower = StepFollower.new(rules)
+    steps = [Step.pickup(0, Place(0, 1)), Step.pickup(1, Place(1, 1))]
+    for step in steps:
+        follower.feed(step)
+    while follower.opening:
+        step = follower.expected()[0]
+        follower.feed(step)
+        steps.append(step)
+    made = [m.pit for m in follower.completed]
+    after = follower.expected()[0].at
+    assert after is not None
+    base = {"variant": "congkak", "options": {"pits": 5, "simultaneous_opening": True}}
+    record = {**base, "steps": [s.to_json() for s in steps], "moves": [*made, after.pit]}
+    status, out, err = run(capsys, "replay", str(write(tmp_path, record)))
+    assert status == 0, err
+    assert len(out.splitlines()) == len(made) + 1
+    wrong = {**record, "moves": [(made[0] + 1) % 5, *made[1:], after.pit]}
+    status, _, err = run(capsys, "replay", str(write(tmp_path, wrong, "wrong.json")))
+    assert status == 2 and "do not match the pits the steps played" in err

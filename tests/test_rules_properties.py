@@ -257,3 +257,25 @@ def test_bookkeeping_steps_may_be_fed_but_only_where_they_follow() -> None:
 
 def test_variant_presets_are_listed() -> None:
     assert find_variant("congkak").options().laps == "relay"
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.sampled_from([5, 7]))
+def test_simultaneous_opening_only_ever_expects_steps_a_board_can_see(seed: int, pits: int) -> None:
+    """RULES.md 3 congkak 「同時進行」: whatever order the two hands' steps come in, every step
+    the follower expects moves seeds (no pickup or capture of an empty pit), and seeds are
+    conserved; the opening always ends in normal turns or the game's end."""
+    rules = Rules.for_variant("congkak", {"pits": pits, "simultaneous_opening": True})
+    follower = StepFollower.new(rules)
+    total = follower.position().total
+    rng = random.Random(seed)
+    for _ in range(2000):
+        if not follower.opening:
+            break
+        expected = follower.expected()
+        for step in expected:
+            if step.kind in (StepKind.PICKUP, StepKind.CAPTURE) and step.at is not None:
+                assert follower.board[rules.index_of(step.at)] > 0, step
+        assert follower.feed(rng.choice(expected)).accepted
+        assert follower.position().total == total
+    assert not follower.opening

@@ -397,3 +397,19 @@ def test_presets_match_the_rules_table() -> None:
         "split_own",
     )
     assert congkak.move_time_limit_s is None and not congkak.simultaneous_opening
+
+
+def test_handicap_rounds_need_the_match_options_and_its_seed_total() -> None:
+    options = find_variant("congkak").options(pits=5, handicap_rounds=True)
+    with pytest.raises(ValueError, match="hold 6 seeds, the match has 50"):
+        handicap_round(options, (3, 3))
+    simultaneous = find_variant("congkak").options(
+        pits=5, handicap_rounds=True, simultaneous_opening=True
+    )
+    setup = handicap_round(simultaneous, (30, 20))
+    assert setup is not None and setup.position.to_move is None  # both hands start together
+
+
+def test_no_store_to_sow_and_no_cycle_rule_is_refused() -> None:
+    with pytest.raises(OptionError, match="cycle.*go round for ever"):
+        Rules.for_variant("oware", {"cycle": "none"})

@@ -99,6 +99,13 @@ class Rules:
                 "option 'laps': relay needs sow_own_store=true "
                 "(without a store to drain it a relay lap can go round for ever)"
             )
+        if not options.sow_own_store and options.cycle == "none":
+            # Without a store to sow, seeds can circle for ever (two lone seeds chasing each
+            # other round the board): only the cycle rule makes every game end.
+            raise OptionError(
+                "option 'cycle': none with sow_own_store=false lets a game go round for ever, "
+                "allowed: split_own"
+            )
         self.options = options
         self.variant = variant
         n = self.n = options.pits

@@ -312,9 +312,7 @@ class StepFollower:
             hand.sown = 0
             hand.last = -1
             hand.phase = Phase.SOWING
-            if hand.seeds == 0:
-                # Only in a simultaneous opening: the other hand emptied the relay pit first.
-                self._end_move(p, extra=False)
+            self._emptied_under(1 - p, idx)
         elif step.kind is StepKind.SOW:
             self.board[idx] += 1
             hand.seeds -= 1
@@ -328,6 +326,20 @@ class StepFollower:
             self.board[idx] = 0
             if not hand.pending:
                 self._end_move(p, extra=False)
+            self._emptied_under(1 - p, idx)
+
+    def _emptied_under(self, q: int, idx: int) -> None:
+        """In a simultaneous opening one hand emptied a pit the other was about to take:
+        the other's relay there finds nothing (its move ends), its capture there takes
+        nothing (it is dropped). No hand can be seen lifting an empty pit."""
+        other = self.hands[q]
+        if other.phase is Phase.RELAY and other.relay_at == idx:
+            other.seeds = 0
+            self._end_move(q, extra=False)
+        elif other.phase is Phase.CAPTURING and idx in other.pending:
+            other.pending.remove(idx)
+            if not other.pending:
+                self._end_move(q, extra=False)
 
     def _land(self, p: int, idx: int) -> None:
         """The last seed of a lap fell in `idx`: extra turn, relay, capture or end of turn."""

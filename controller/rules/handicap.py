@@ -48,7 +48,14 @@ def handicap_round(
     if len(stocks) != 2 or any(not isinstance(s, int) or s < 0 for s in stocks):
         raise HandicapError(f"stocks {stocks!r}: expected two seed counts of 0 or more")
     n, per_pit = options.pits, options.seeds
+    # `options` are the match's, not a round's: only the board's own closed pits stay closed.
     closed = set(options.closed)
+    total = per_pit * (2 * n - len(closed))
+    if sum(stocks) != total:
+        raise HandicapError(
+            f"stocks {list(stocks)} hold {sum(stocks)} seeds, the match has {total} "
+            "(pass the match's options, not a round's)"
+        )
     pits: list[tuple[int, ...]] = []
     stores: list[int] = []
     for player, stock in enumerate(stocks):
@@ -66,8 +73,12 @@ def handicap_round(
             return None  # this player cannot put a seed in any pit: the match is over
         pits.append(tuple(row))
         stores.append(left)
-    if to_move is None:
-        to_move = 1 if stocks[1] < stocks[0] else 0
+    if options.simultaneous_opening:
+        first: int | None = None  # both hands start together
+    elif to_move is None:
+        first = 1 if stocks[1] < stocks[0] else 0
+    else:
+        first = to_move
     round_options = dataclasses.replace(options, closed=frozenset(closed))
-    position = Position((pits[0], pits[1]), (stores[0], stores[1]), to_move)
+    position = Position((pits[0], pits[1]), (stores[0], stores[1]), first)
     return RoundSetup(round_options, position)

@@ -155,6 +155,16 @@ def _replay_steps(
         if not verdict.accepted:
             raise RecordError(f"step {k} ({step}): {verdict.reason}")
         yield from finished_moves()
+    # `moves` may list every pit choice of the game, those the steps made included (a board
+    # writes both): the ones the steps already made are checked, not played again.
+    made = [move.pit for move in follower.completed]
+    if made and list(moves[: len(made)]) == made:
+        moves = moves[len(made) :]
+    elif made and moves and len(moves) >= len(made):
+        raise RecordError(
+            f"field 'moves': the first {len(made)} entries do not match the pits the steps "
+            f"played ({made}); list either all pit choices or only those after the steps"
+        )
     for pit in moves:
         ply = len(follower.completed) + 1
         if follower.pending_sweeps:
