@@ -411,5 +411,5 @@ def test_handicap_rounds_need_the_match_options_and_its_seed_total() -> None:
 
 
 def test_no_store_to_sow_and_no_cycle_rule_is_refused() -> None:
-    with pytest.raises(OptionError, match="cycle.*go round for ever"):
+    with pytest.raises(OptionError, match=r"cycle.*go round for ever"):
         Rules.for_variant("oware", {"cycle": "none"})
