@@ -167,6 +167,7 @@ class Referee:
         # Pits lifted early but found not empty when they settled: (seeds left, flag).
         self.left_behind: dict[int, tuple[int, Flag]] = {}
         self.owed: dict[int, int] = {}  # cell -> seeds there that are steps still to come
+        self.hand_of: dict[int, int] = {}  # cell -> the hand behind its partial/left/owed seeds
         self.place_of = self.mapping.place_of
         self.cell_of = self.mapping.cell_of
         self.now = 0.0
@@ -346,6 +347,7 @@ class Referee:
                 # Lifted, but not everything: the step stands and the rest must follow.
                 del self.tentative[cell]
                 self.left_behind[cell] = (left, self._raise(NOT_ALL_LIFTED, place))
+                self.hand_of[cell] = tentative.step.player
                 self.expected_g[cell] = pending.level_g
                 return True
             return False
@@ -355,7 +357,7 @@ class Referee:
             self._emptied(cell)
             return True
         if cell in self.tentative:
-            if self._one_seed(n):
+            if self._one_seed(n) and self._whole_seeds(n):
                 self._seed_seen(cell, pending.net_g, t)
                 del self.tentative[cell]
                 return True
@@ -363,9 +365,9 @@ class Referee:
                 del self.tentative[cell]
                 return True
             return False
-        carry = self._carry_to(cell, pending.net_g)
-        if carry is not None:
-            self._arrive(carry, t)
+        carries = self._carry_to(cell, pending.net_g)
+        if carries is not None:
+            self._arrive(carries, t, pending.net_g)
             return True
         if abs(n) < MIN_SEED and self._stray_back_and_next_seed_here(cell, t):
             return True
@@ -383,7 +385,12 @@ class Referee:
         if n < -MIN_SEED and empty and self._expected_at(place, *takes):
             self._take(cell, place, -pending.net_g, t)
             return True
-        if self._one_seed(n) and not self._blocked() and self._sow(place, t):
+        if (
+            self._one_seed(n)
+            and self._whole_seeds(n)
+            and not self._blocked()
+            and self._sow(place, t)
+        ):
             self._seed_seen(cell, pending.net_g, t)
             return True
         if self._taken_then_sown(cell, place, pending):
@@ -414,6 +421,12 @@ class Referee:
         k = _count(n)
         place = self.place_of.get(cell)
         t = pending.last_t
+        if n > 0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
+            # Not a whole number of seeds: a finger or a hand resting on the cup, most likely.
+            # Give it time to go away before calling it seeds.
+            pending.patience_until = t + PATIENCE_S
+            self.pending[cell] = pending
+            return False
         tentative = self.tentative.pop(cell, None)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
             if self._empty(pending.level_g):
@@ -424,6 +437,7 @@ class Referee:
                 # Lifted, but not everything: the step stands and the rest must follow.
                 flag = self._raise(NOT_ALL_LIFTED, place)
                 self.left_behind[cell] = (left, flag)
+                self.hand_of[cell] = tentative.step.player
                 self.expected_g[cell] = pending.level_g
                 return True
             self._retract(cell, tentative)
@@ -457,20 +471,14 @@ class Referee:
             pending.patience_until = self.now + self.hold_s
             self.pending[cell] = pending
             return False
-        if n > 0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
-            # Not a whole number of seeds: a finger or a hand resting on the cup, most likely.
-            # Give it time to go away before calling it seeds.
-            pending.patience_until = t + PATIENCE_S
-            self.pending[cell] = pending
-            return False
         if n > 0:
             if cell in self.partial:  # the seeds went back into the pit they were taken from
                 _, flag = self.partial.pop(cell)
                 flag.resolved_t = t
                 return True
-            carry = self._carry_to(cell, pending.net_g, strict=False)
-            if carry is not None:
-                self._arrive(carry, t)
+            carries = self._carry_to(cell, pending.net_g, strict=False)
+            if carries is not None:
+                self._arrive(carries, t, pending.net_g)
                 return True
             if not self._blocked() and self._sow(place, t):
                 landed = self._landed(n)
@@ -497,10 +505,12 @@ class Referee:
             self._raise(EXTRA_SEED, place, landing[0]).resolved_t = t
             del self.last_landing[cell]
             return True
-        if self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
-            flag = self._raise(NOT_ALL_LIFTED, place)
-            previous = self.partial.get(cell, (0.0, flag))[0]
+        take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        if take is not None:
+            # A second partial lift of the same pit is the same problem: one flag.
+            previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
             self.partial[cell] = (previous - pending.net_g, flag)
+            self.hand_of[cell] = take.player
             return True
         if self._missed_landing_then_capture(cell, place, pending):
             return True
@@ -561,6 +571,7 @@ class Referee:
             return False
         self._unstray(cell, 1, t)
         self.owed[cell] = self.owed.get(cell, 0) + 1
+        self.hand_of[cell] = sow.player
         return True
 
     def _pay_owed(self, t: float) -> None:
@@ -662,10 +673,10 @@ class Referee:
         count = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + count - 1) > self._tolerance(count):
             return False
-        lifted = self.expected_g[cell] or 0.0
-        self._take(
-            cell, place, lifted - (pending.level_g - pending.net_g) + pending.net_g, pending.last_t
-        )
+        # What was lifted: the pit's content before (its level less the net change) plus
+        # the seed that fell in after.
+        lifted = pending.level_g - pending.net_g + self.seed_g
+        self._take(cell, place, lifted, pending.last_t)
         self.expected_g[cell] = pending.level_g
         return self._sow(place, pending.last_t)
 
@@ -718,19 +729,37 @@ class Referee:
                 c for c in self.carries if c.flag is not None or c.from_place != tentative.step.at
             ]
 
-    def _carry_to(self, cell: int, net_g: float, strict: bool = True) -> Carry | None:
-        for carry in self.carries:
-            if carry.to_cell != cell:
-                continue
-            tolerance = 0.45 * self.seed_g + 0.03 * carry.mass_g
-            if not strict or abs(net_g - carry.mass_g) <= tolerance:
-                return carry
-        return None
+    def _carry_to(self, cell: int, net_g: float, strict: bool = True) -> list[Carry] | None:
+        """The carried seeds this arrival brings: one carry, or all of those bound for the
+        cell at once (two captured pits dropped into the store in one handful)."""
+        bound = [c for c in self.carries if c.to_cell == cell]
+        if not bound:
+            return None
+        for carry in bound:
+            if abs(net_g - carry.mass_g) <= 0.45 * self.seed_g + 0.03 * carry.mass_g:
+                return [carry]
+        together = sum(c.mass_g for c in bound)
+        if len(bound) > 1 and abs(net_g - together) <= 0.45 * self.seed_g + 0.03 * together:
+            return bound
+        if bound[0].flag is not None and MIN_SEED * self.seed_g <= net_g < bound[0].mass_g:
+            return [bound[0]]  # lifted seeds put back a few at a time (see `_arrive`)
+        return None if strict else bound[:1]
 
-    def _arrive(self, carry: Carry, t: float) -> None:
-        self.carries.remove(carry)
-        if carry.flag is not None:
-            carry.flag.resolved_t = t
+    def _arrive(self, carries: list[Carry], t: float, net_g: float | None = None) -> None:
+        for carry in carries:
+            if (
+                net_g is not None
+                and carry.flag is not None
+                and net_g < carry.mass_g - 0.5 * self.seed_g
+            ):
+                # Only some of the lifted seeds are back: the flag waits for the rest.
+                carry.count -= _count(self._seeds(net_g))
+                carry.mass_g -= net_g
+                if carry.count > 0:
+                    return
+            self.carries.remove(carry)
+            if carry.flag is not None:
+                carry.flag.resolved_t = t
 
     def _starting_pit(self, place: Place | None) -> bool:
         if place is None or place.is_store:
@@ -744,7 +773,15 @@ class Referee:
             return
         flag = self._raise(kind, place)
         count = max(1, round(self._seeds(lifted_g)))
-        self.carries.append(Carry(place.player, count, lifted_g, cell, place, flag))
+        self.carries.append(Carry(self._moving_hand(), count, lifted_g, cell, place, flag))
+
+    def _moving_hand(self) -> int:
+        """The hand most likely at the board: one that is sowing, else the player to move."""
+        sowing = self._sowing_player()
+        if sowing is not None:
+            return sowing
+        active = self.game.active_players()
+        return active[0] if active else 0
 
     def _sowing_player(self) -> int | None:
         for p in (0, 1):
@@ -936,18 +973,19 @@ class Referee:
             where = self.place_of[carry.to_cell] if carry.flag is None else carry.from_place
             board[rules.index_of(where)] -= carry.count
             hands[carry.player] += carry.count
+        # Seeds partly lifted (in the hand, the follower has them in the pit), left behind
+        # by a lift (in the pit, the follower has them in the hand) and owed as steps (in
+        # the pit, still in the hand for the follower), each for the hand recorded then.
         for cell, (mass, _flag) in self.partial.items():
-            place = self.place_of[cell]
             count = round(self._seeds(mass))
-            board[rules.index_of(place)] -= count
-            hands[place.player] += count
+            board[rules.index_of(self.place_of[cell])] -= count
+            hands[self.hand_of.get(cell, 0)] += count
         for cell, (count, _flag) in self.left_behind.items():
-            place = self.place_of[cell]
-            board[rules.index_of(place)] += count
-            hands[self._sowing_player() or 0] -= count
+            board[rules.index_of(self.place_of[cell])] += count
+            hands[self.hand_of.get(cell, 0)] -= count
         for cell, count in self.owed.items():
             board[rules.index_of(self.place_of[cell])] += count
-            hands[self._sowing_player() or 0] -= count
+            hands[self.hand_of.get(cell, 0)] -= count
         sowing = self._sowing_player()
         for cell, count in self.strays.items():
             board[rules.index_of(self.place_of[cell])] += count
