@@ -290,6 +290,7 @@ class BoardLoop:
         self.rng = random.Random(config.sim.random_seed)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._closed = False
 
         game, resumed = self._load_game()
         self.game = game
@@ -556,6 +557,9 @@ class BoardLoop:
 
     def shutdown(self) -> None:
         """Close everything the loop owns (the thread's last act, or `stop()` without one)."""
+        if self._closed:
+            return
+        self._closed = True
         self.link.close()
         if self.sim is not None:
             self._save_sim_layout(force=False)
