@@ -309,6 +309,12 @@ class Referee:
             return 0
         return 1 if n < self.two_seeds_at() else max(2, round(n))
 
+    def _plausible_seed(self, n: float) -> bool:
+        """A landing of `n` mean seeds may be one seed: any lighter than a mean seed (natural
+        seeds can weigh half the mean), a heavier one only if it is not between one seed and
+        two (a finger on the cup reads like that)."""
+        return n <= 1.0 or self._whole_seeds(n)
+
     def _whole_seeds(self, n: float) -> bool:
         """Could a net change of `n` mean seeds be seeds at all (a whole number of them)?"""
         k = max(1, round(n))
@@ -357,7 +363,7 @@ class Referee:
             self._emptied(cell)
             return True
         if cell in self.tentative:
-            if self._one_seed(n) and self._whole_seeds(n):
+            if self._one_seed(n) and self._plausible_seed(n):
                 self._seed_seen(cell, pending.net_g, t)
                 del self.tentative[cell]
                 return True
@@ -387,7 +393,7 @@ class Referee:
             return True
         if (
             self._one_seed(n)
-            and self._whole_seeds(n)
+            and self._plausible_seed(n)
             and not self._blocked()
             and self._sow(place, t)
         ):
@@ -421,7 +427,7 @@ class Referee:
         k = _count(n)
         place = self.place_of.get(cell)
         t = pending.last_t
-        if n > 0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
+        if n > 1.0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
             # Not a whole number of seeds: a finger or a hand resting on the cup, most likely.
             # Give it time to go away before calling it seeds.
             pending.patience_until = t + PATIENCE_S
