@@ -27,38 +27,43 @@ def _median_rate(run: Callable[[float], tuple[int, float]], seconds: float, repe
     return statistics.median(rates)
 
 
-def playout_rate(rules: Rules, seed: int = 1) -> Callable[[float], tuple[int, float]]:
-    rng = random.Random(seed)
+def _timed(one_game: Callable[[], int]) -> Callable[[float], tuple[int, float]]:
+    """Whole games played back to back for `seconds`: (moves, elapsed)."""
 
     def run(seconds: float) -> tuple[int, float]:
         moves = 0
         start = time.perf_counter()
         deadline = start + seconds
         while time.perf_counter() < deadline:
-            moves += Game(rules).random_playout(rng.random)
+            moves += one_game()
         return moves, time.perf_counter() - start
 
     return run
+
+
+def playout_rate(rules: Rules, seed: int = 1) -> Callable[[float], tuple[int, float]]:
+    """The fast path search uses: `Game.random_playout`."""
+    rng = random.Random(seed)
+    return _timed(lambda: Game(rules).random_playout(rng.random))
 
 
 def per_call_rate(rules: Rules, seed: int = 1) -> Callable[[float], tuple[int, float]]:
+    """The plain per-move API: `legal_moves()` then `play()`."""
     rng = random.Random(seed)
 
-    def run(seconds: float) -> tuple[int, float]:
+    def one_game() -> int:
+        game = Game(rules)
         moves = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while time.perf_counter() < deadline:
-            game = Game(rules)
-            while game.outcome is None:
-                game.play(rng.choice(game.legal_moves()))
-                moves += 1
-        return moves, time.perf_counter() - start
+        while game.outcome is None:
+            game.play(rng.choice(game.legal_moves()))
+            moves += 1
+        return moves
 
-    return run
+    return _timed(one_game)
 
 
 def openspiel_rate(name: str, seed: int = 1) -> Callable[[float], tuple[int, float]] | None:
+    """OpenSpiel's C++ game driven from Python the way a Python user would."""
     try:
         import pyspiel
     except ImportError:
@@ -66,18 +71,15 @@ def openspiel_rate(name: str, seed: int = 1) -> Callable[[float], tuple[int, flo
     game = pyspiel.load_game(name)
     rng = random.Random(seed)
 
-    def run(seconds: float) -> tuple[int, float]:
+    def one_game() -> int:
+        state = game.new_initial_state()
         moves = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while time.perf_counter() < deadline:
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                state.apply_action(rng.choice(state.legal_actions()))
-                moves += 1
-        return moves, time.perf_counter() - start
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        return moves
 
-    return run
+    return _timed(one_game)
 
 
 def main(seconds: float = 2.0, repeats: int = 5) -> int:
