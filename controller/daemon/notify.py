@@ -42,9 +42,12 @@ class Notifier:
         message = "\n".join(lines).encode("utf-8", "replace")
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+                # Never wait for systemd: a full queue (it reads late) drops this message, it
+                # must not stall the loop that feeds the watchdog.
+                sock.setblocking(False)
                 sock.connect(self.address)
-                sock.sendall(message)
-        except OSError:
+                sock.send(message)
+        except OSError:  # BlockingIOError included
             return False
         return True
 

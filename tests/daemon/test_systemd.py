@@ -3,12 +3,15 @@ watchdog fed by the loop itself (a hung loop is restarted even though the proces
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -135,6 +138,16 @@ def test_outside_systemd_nothing_is_sent() -> None:
     assert Notifier({"WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"}).watchdog_s is None
 
 
+def test_a_full_notify_queue_never_stalls_the_daemon(
+    tmp_path: Path, notify_socket: socket.socket
+) -> None:
+    """systemd reads late (or not at all): Linux queues 10 datagrams, then a send would wait."""
+    notifier = Notifier({"NOTIFY_SOCKET": str(tmp_path / "notify")})
+    sent = [notifier.watchdog() for _ in range(100)]
+    assert sent[0] and not all(sent)  # the first are queued, the rest dropped, none waits
+    assert received(notify_socket)[0] == "WATCHDOG=1"
+
+
 def test_the_loop_feeds_the_watchdog_and_says_how_the_game_stands(
     tmp_path: Path, notify_socket: socket.socket
 ) -> None:
@@ -143,13 +156,27 @@ def test_the_loop_feeds_the_watchdog_and_says_how_the_game_stands(
         "WATCHDOG_USEC": "30000",
         "WATCHDOG_PID": str(os.getpid()),
     }
+    messages: list[str] = []
+    reading = threading.Event()
+    reading.set()
+
+    def systemd() -> None:  # reads as it comes, like the service manager
+        notify_socket.settimeout(0.05)
+        while reading.is_set():
+            with contextlib.suppress(TimeoutError):
+                messages.append(notify_socket.recv(4096).decode())
+
+    reader = threading.Thread(target=systemd, daemon=True)
+    reader.start()
     board = Board(make_config(tmp_path / "data"), notifier=Notifier(env))
     try:
         board.ready()
         board.play(3)
-        messages = received(notify_socket)
+        time.sleep(0.1)
     finally:
         board.stop()
+        reading.clear()
+        reader.join(5)
     assert "WATCHDOG=1" in messages
     statuses = [m for m in messages if m.startswith("STATUS=")]
     assert statuses[0] == "STATUS=congkak, 0 moves, player 1 to move, checking the board"
