@@ -80,7 +80,7 @@
     else if (max === g) h = (b - r) / (max - min) + 2;
     else h = (r - g) / (max - min) + 4;
     h = (h * 60 + 360) % 360;
-    if (h < 15 || h >= 340) return "color_red";
+    if (h < 30 || h >= 340) return "color_red";
     if (h < 45) return "color_orange";
     if (h < 70) return "color_yellow";
     if (h < 165) return "color_green";
@@ -97,6 +97,8 @@
   S.effectKey = function (effect) {
     if (effect === "pulse") return "effect_pulse";
     if (effect === "blink") return "effect_blink";
+    if (effect === "fast_blink") return "effect_fast_blink";
+    if (effect === "chase") return "effect_chase";
     return "effect_solid";
   };
 
