@@ -245,20 +245,23 @@ class SimWorld:
             self.places[place].extend(self.new_seed() for _ in range(count))
         self.cell_of = dict(self.mapping.cell_of)
 
-        # Cells.
+        # Cells. They come from their own random stream, so that the same board (same
+        # random_seed) has the same cells whatever seeds lie on it: a calibration made on it
+        # still fits after a new game of another variant.
+        cell_rng = random.Random(f"cells-{sensors.random_seed}")
         self._offset: list[float] = []
         self._scale: list[float] = []
         self._cup: list[float] = []
         self._ring_hz: list[float] = []
         for spec in self.board.cells:
-            self._offset.append(rng.uniform(-ZERO_OFFSET_COUNTS, ZERO_OFFSET_COUNTS))
-            self._scale.append(rng.uniform(*COUNTS_PER_G_1KG) * 1000.0 / spec.capacity_g)
-            self._cup.append(rng.uniform(*(STORE_CUP_G if spec.place.is_store else PIT_CUP_G)))
-            self._ring_hz.append(rng.uniform(*RING_HZ))
+            self._offset.append(cell_rng.uniform(-ZERO_OFFSET_COUNTS, ZERO_OFFSET_COUNTS))
+            self._scale.append(cell_rng.uniform(*COUNTS_PER_G_1KG) * 1000.0 / spec.capacity_g)
+            self._cup.append(cell_rng.uniform(*(STORE_CUP_G if spec.place.is_store else PIT_CUP_G)))
+            self._ring_hz.append(cell_rng.uniform(*RING_HZ))
         self._mass = [0.0] * n  # grams of seeds resting on each cell
         for place, seeds in self.places.items():
             self._mass[self.cell_of[place]] = sum(seeds)
-        self._creep_k = [CREEP_FRACTION * rng.uniform(0.5, 1.0) for _ in range(n)]
+        self._creep_k = [CREEP_FRACTION * cell_rng.uniform(0.5, 1.0) for _ in range(n)]
         # The board has stood loaded for a while: creep starts settled.
         self._creep = [
             k * (cup + m) for k, cup, m in zip(self._creep_k, self._cup, self._mass, strict=True)
@@ -274,8 +277,8 @@ class SimWorld:
         err = sensors.calibration_error
         self._user_cal = [
             CellCalibration(
-                off + scale * (cup + k * cup + _clipped_gauss(rng, TARE_ERROR_G)),
-                scale * (1.0 + rng.uniform(-err, err)),
+                off + scale * (cup + k * cup + _clipped_gauss(cell_rng, TARE_ERROR_G)),
+                scale * (1.0 + cell_rng.uniform(-err, err)),
             )
             for off, scale, cup, k in zip(
                 self._offset, self._scale, self._cup, self._creep_k, strict=True

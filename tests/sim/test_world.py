@@ -110,7 +110,7 @@ def test_a_landing_seed_spikes_then_settles_to_its_weight(random_seed: int) -> N
     # The ring is down to 5 % after ring_ms, below the noise after twice that.
     late = [g for dt, g in after if dt > 2 * 0.06 + 4 / 80]
     assert max(early) > 1.15 * seed  # overshoots the new weight ...
-    assert min(early[4:]) < 0.95 * seed  # ... rings below it ...
+    assert min(early[4:]) < seed - 0.01  # ... rings below it (no noise here) ...
     assert all(abs(g - seed) < 0.02 for g in late)  # ... and settles once the ring is gone
 
 
@@ -341,3 +341,15 @@ def test_buttons_are_reported_to_the_source() -> None:
         pass
     assert [(round(p.t, 3), p.name) for p in source.poll_buttons()] == [(0.5, "undo")]
     assert source.poll_buttons() == []
+
+
+def test_the_same_board_has_the_same_cells_whatever_lies_on_it() -> None:
+    """A calibration made on the board must still fit after a new game of another variant
+    (the daemon rebuilds the simulated board then): the cells do not depend on the seeds."""
+    from controller.sim import parse_scenario
+
+    kalah = SimWorld(
+        parse_scenario({"variant": "kalah", "board": "congkak7", "options": {"pits": 7}}, "a")
+    )
+    congkak = SimWorld(parse_scenario({"variant": "congkak", "board": "congkak7"}, "b"))
+    assert kalah.user_calibration() == congkak.user_calibration()
