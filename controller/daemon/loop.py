@@ -584,9 +584,9 @@ class BoardLoop:
         self.last_frame = frames[-1]
         self.stats.frames += len(frames)
         if referee is not None:
-            if len(referee.publications) != self._publications:
+            if referee.publications != self._publications:
                 # The next place changed: light it now, not at the next tick (latency).
-                self._publications = len(referee.publications)
+                self._publications = referee.publications
                 self._render(self.feed.now())
         elif self.setup is not None:
             self._check_setup(frames[-1].t)
@@ -683,7 +683,7 @@ class BoardLoop:
         self.setup = None
         self.session_steps = []
         self.session_base = len(self.game.steps)
-        self._publications = len(referee.publications)
+        self._publications = referee.publications
         self._completed_seen = len(referee.game.completed)
         if self.game.seed_g is None:
             self.game.seed_g = round(referee.seed_g, 4)

@@ -152,7 +152,7 @@ class Referee:
     rest_check_s: float = 1.0
     steps: list[RecognisedStep] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
-    publications: list[tuple[float, tuple[Place, ...]]] = field(default_factory=list)
+    publications: int = 0  # how often the expected places changed (a change counter)
 
     def __post_init__(self) -> None:
         if self.follower is None:
@@ -891,7 +891,7 @@ class Referee:
         expected = self._expected_places()
         if expected != self._last_expected:
             self._last_expected = expected
-            self.publications.append((t, expected))
+            self.publications += 1
 
     def active_flags(self) -> list[Flag]:
         return [f for f in self.flags if f.active]
