@@ -92,7 +92,7 @@ class CellDetector:
         # window long enough to span a landing's ring (about 60 ms) at 80 SPS.
         # At 10 SPS a landing ramps up over 4 samples of 100 ms: never settle on the ramp (a
         # level taken on its tail leaves a part of a gram unaccounted for, every time).
-        self.settle_samples = 4 if rate_sps >= 40 else 2
+        self.settle_samples = 4 if rate_sps >= 40 else 3
         self.min_active = 4 if rate_sps >= 40 else 5
         self.rest: float | None = None
         self.last: float | None = None
@@ -104,11 +104,23 @@ class CellDetector:
         self._held: tuple[float, float] | None = None  # a suspect sample waiting for the next
         self.glitches = 0
         self.samples = 0
+        self.tracked_g = 0.0  # how far the rest level has followed drift (for accounts)
+        # Whether each of the last samples (a second, or 3 s at 10 SPS) jumped by a third of a
+        # seed: a landing or a lift does that for a few samples, a failing cell or loose wire
+        # for nearly all of them.
+        self.jumps: deque[bool] = deque(maxlen=max(30, int(rate_sps)))
+        self.jump_g = seed_g / 3
 
     @property
     def level(self) -> float:
         """The latest accepted reading (grams)."""
         return 0.0 if self.last is None else self.last
+
+    @property
+    def noisy(self) -> bool:
+        """Nearly all recent samples jumped: the cell is too noisy to weigh seeds."""
+        jumps = self.jumps
+        return len(jumps) == jumps.maxlen and 5 * sum(jumps) > 4 * len(jumps)
 
     @property
     def rise(self) -> float:
@@ -126,6 +138,7 @@ class CellDetector:
             self.last = self.rest = grams
             self.window.append(grams)
             return None
+        self.jumps.append(abs(grams - self.last) > self.jump_g)
         held = self._held
         if held is not None:
             self._held = None
@@ -153,7 +166,9 @@ class CellDetector:
                 return Onset(self.cell, t, grams - rest)
             # At rest: follow drift and creep slowly, but not the first samples of a change.
             if abs(grams - rest) <= self.track_g:
-                self.rest = rest + self.track_rate * (grams - rest)
+                step = self.track_rate * (grams - rest)
+                self.rest = rest + step
+                self.tracked_g += step
             return None
         self.since_onset += 1
         if abs(grams - rest) > abs(self.peak):

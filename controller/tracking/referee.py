@@ -191,6 +191,8 @@ class Referee:
         self._sensor_faults(frame)
         batch = self.detector.update(t, frame.raw)
         for event in batch.events:
+            if isinstance(event, Settled) and event.cell in self.fault_flags:
+                continue  # a faulty cell's changes are not seeds; play goes on elsewhere
             if isinstance(event, Settled):
                 self.last_activity = t
                 self._account(event.cell, event.change_g)
@@ -605,6 +607,7 @@ class Referee:
     def _emptied(self, cell: int) -> None:
         """The pit is empty now: whatever it reads is its zero (drift, creep, a tare error)."""
         self.detector.rezero(cell)
+        self.detector.cells[cell].tracked_g = 0.0
         self.expected_g[cell] = 0.0
 
     def _feed_take(self, step: Step, cell: int, place: Place, lifted_g: float, t: float) -> bool:
@@ -833,13 +836,18 @@ class Referee:
         for cell, raw in enumerate(frame.raw):
             bad = raw is None or raw >= RAW_MAX or raw <= RAW_MIN
             self.missing_streak[cell] = self.missing_streak[cell] + 1 if bad else 0
+            noisy = self.detector.cells[cell].noisy
             flag = self.fault_flags.get(cell)
-            if bad and flag is None and self.missing_streak[cell] >= limit:
+            if noisy and flag is None:
+                self.fault_flags[cell] = self._raise(
+                    SENSOR_FAULT, self.place_of.get(cell), detail=f"cell {cell}: too noisy"
+                )
+            elif bad and flag is None and self.missing_streak[cell] >= limit:
                 detail = "no data" if raw is None else "reading at full scale"
                 self.fault_flags[cell] = self._raise(
                     SENSOR_FAULT, self.place_of.get(cell), frame.t, f"cell {cell}: {detail}"
                 )
-            elif not bad and flag is not None:
+            elif not bad and not noisy and flag is not None:
                 flag.resolved_t = frame.t
                 del self.fault_flags[cell]
 
@@ -847,12 +855,23 @@ class Referee:
         """The levels of the board at rest when the referee starts (they match the belief)."""
         self.expected_g = list(levels_g)
 
+    def _follow_drift(self) -> None:
+        """What the rest levels followed at rest (drift, creep, a landing's last settling)
+        is no change of seeds: the accounts follow it too."""
+        for cell, detector in enumerate(self.detector.cells):
+            if detector.tracked_g:
+                account = self.expected_g[cell]
+                if account is not None:
+                    self.expected_g[cell] = account + detector.tracked_g
+                detector.tracked_g = 0.0
+
     def _check_at_rest(self, t: float) -> None:
         """At rest, each cell must read what the changes accounted for say it should.
 
         Every settled change is either explained (steps, flags) or judged to be nothing; a
         cell that reads differently from its account by a seed or more has changed without
         the referee seeing it (a slow push, a change hidden under a knock, a restart)."""
+        self._follow_drift()
         if (
             self.pending
             or self.tentative

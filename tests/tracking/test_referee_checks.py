@@ -56,3 +56,27 @@ def test_a_board_that_weighs_other_than_the_belief_at_rest_is_a_board_mismatch()
     assert mismatches[0].detail == "[0, 4]: too many"
     lights = referee.guidance_state(list(referee.cell_of)).mismatch
     assert lights == {Place(0, 4): "too_many"}
+
+
+def test_a_cell_gone_noisy_is_a_sensor_fault_whose_changes_are_not_seeds() -> None:
+    """Issue 5: a noisy cell is a sensor_fault naming it; the referee does not take its noise
+    for seeds and play goes on; the fault clears when the cell is quiet again."""
+    import random
+
+    referee, source = _referee()
+    cell = referee.cell_of[Place(1, 3)]
+    _offset, scale = referee.detector.calibration[cell]
+    rng = random.Random(3)
+    for k in range(400):  # 5 s at 80 SPS; the cell jumps by +-20 g for the middle 2.5 s
+        frame = source.read(None)  # type: ignore[attr-defined]
+        assert frame is not None
+        if 80 <= k < 280:
+            raw = list(frame.raw)
+            raw[cell] = int(raw[cell] + rng.uniform(-20, 20) * scale)  # type: ignore[operator]
+            frame = replace(frame, raw=tuple(raw))
+        referee.process(frame)
+    faults = [f for f in referee.flags if f.kind == SENSOR_FAULT]
+    assert len(faults) == 1 and faults[0].detail == f"cell {cell}: too noisy"
+    assert faults[0].at == Place(1, 3) and faults[0].resolved_t is not None
+    assert [f for f in referee.flags if f.kind != SENSOR_FAULT] == []
+    assert referee.steps == [] and referee.phase() == "start"
