@@ -219,9 +219,8 @@ class StepFollower:
             mistake, reason = self._diagnose(step, expected)
             return self._reject(step, mistake, reason, expected)
         self._bookkeeping.clear()
-        then_start = len(self._bookkeeping)
         self._apply(step)
-        then = tuple(list(self._bookkeeping)[then_start:])
+        then = tuple(self._bookkeeping)  # what this step led to (cleared above)
         return Verdict(step, True, tuple(self.expected()), then)
 
     def _reject(

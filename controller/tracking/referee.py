@@ -22,7 +22,7 @@ Two clocks decide when a change is acted on:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from controller.board import BoardMapping
@@ -146,7 +146,9 @@ class Referee:
     mapping: BoardMapping
     detector: BoardDetector
     seed_g: float
-    follower: StepFollower | None = None
+    # The game to follow from (a resumed one); a new game of `rules` when not given. Only
+    # `game` is kept up to date: it is replaced when a guessed step is taken back.
+    follower: InitVar[StepFollower | None] = None
     start_cv: float = 0.25  # spread of seed masses, from the start layout (see session.py)
     hold_s: float = 0.25
     rest_check_s: float = 1.0
@@ -154,10 +156,8 @@ class Referee:
     flags: list[Flag] = field(default_factory=list)
     publications: int = 0  # how often the expected places changed (a change counter)
 
-    def __post_init__(self) -> None:
-        if self.follower is None:
-            self.follower = StepFollower.new(self.rules)
-        self.game: StepFollower = self.follower
+    def __post_init__(self, follower: StepFollower | None) -> None:
+        self.game: StepFollower = follower if follower is not None else StepFollower.new(self.rules)
         self.strays: dict[int, int] = {}
         self.stray_flags: dict[int, Flag] = {}
         self.carries: list[Carry] = []
@@ -360,7 +360,7 @@ class Referee:
                 return True
             return False
         if cell in self.left_behind and empty and n < -MIN_SEED:
-            _count_left, flag = self.left_behind.pop(cell)
+            _, flag = self.left_behind.pop(cell)
             flag.resolved_t = t
             self._emptied(cell)
             return True
