@@ -6,9 +6,10 @@ from typing import Any
 
 from flask import Blueprint, g, render_template, request
 
+from controller.physical import MISTAKE_KINDS
 from web_ui import i18n
 from web_ui.app import web_state
-from web_ui.validate import MISTAKE_KINDS, MODES
+from web_ui.validate import MODES
 
 bp = Blueprint("pages", __name__)
 

@@ -11,34 +11,11 @@ import json
 import math
 from typing import Any
 
+from controller.physical import ACTION_FIELDS, BUTTONS, MAX_T, MISTAKE_KINDS
+
 CALIBRATION_STAGES = ("empty", "layout", "reference")
 MODES = ("play", "teach", "demo")
-MISTAKE_KINDS = (
-    "wrong_start",
-    "not_all_lifted",
-    "wrong_pit",
-    "extra_seed",
-    "opponent_store",
-    "seed_lost",
-    "foreign_seed",
-)
-BUTTONS = ("new_game", "undo", "hint", "mode")
-
-# SIMULATION.md physical actions: kind -> (required fields, optional fields) besides t, action
-# and hand.
-ACTION_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "grab": (("at",), ()),
-    "take": (("at", "n"), ()),
-    "drop": (("at",), ("n",)),
-    "move": (("from", "to"), ()),
-    "press": (("at", "g", "dur"), ()),
-    "bump": (("g", "dur"), ()),
-    "drop_off": ((), ("n",)),
-    "add": (("at",), ("n",)),
-    "button": (("name",), ()),
-}
 MAX_ACTIONS = 500
-MAX_T = 86400.0
 MAX_SEEDS = 200
 
 

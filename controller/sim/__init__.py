@@ -4,8 +4,9 @@ The controller reads only `SimSource` frames; `SimWorld`'s truth, landings and a
 for reports and tests.
 """
 
+from controller.physical import ACTION_KINDS, BUTTONS, MISTAKE_KINDS
+
 from .player import (
-    MISTAKE_KINDS,
     InjectedMistake,
     MistakeNotPossible,
     OpeningChoiceError,
@@ -17,8 +18,6 @@ from .player import (
     schedule_move,
 )
 from .scenario import (
-    ACTION_KINDS,
-    BUTTONS,
     Action,
     PlayerParams,
     Scenario,

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controller.physical import MISTAKE_KINDS
 from controller.rules import Game, Phase, Place, Rules, Step, StepFollower, StepKind
 
 from .scenario import Action, PlayerParams, Scenario, ScenarioError
@@ -42,16 +43,6 @@ THINK_SEEDS = 4.0  # ... or this many seed intervals
 NOTICE_S = 1.0  # a player notices a mistake (the LEDs, a beep) and corrects it after this
 MIN_INTERVAL_S = 0.03
 HAND_PACE = (0.85, 1.15)
-
-MISTAKE_KINDS = (
-    "wrong_start",
-    "not_all_lifted",
-    "wrong_pit",
-    "extra_seed",
-    "opponent_store",
-    "seed_lost",
-    "foreign_seed",
-)
 
 
 Chooser = Callable[[int, list[int]], int]  # (hand, legal pits) -> pit

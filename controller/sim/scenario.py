@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping, find_board
+from controller.physical import ACTION_FIELDS, ACTION_KINDS, BUTTONS, MAX_T
 from controller.rules import STORE, OptionError, Place, Rules
 
 
@@ -58,10 +59,6 @@ class PlayerParams:
 
     seconds_per_seed: float = 0.25
     jitter: float = 0.3
-
-
-ACTION_KINDS = ("grab", "take", "drop", "move", "press", "bump", "drop_off", "add", "button")
-BUTTONS = ("new_game", "undo", "hint", "mode")
 
 
 @dataclass(frozen=True)
@@ -179,20 +176,7 @@ _PLAYER_RANGES: dict[str, _Range] = {
     "jitter": (lambda v: 0 <= v <= 0.9, "0 to 0.9 (a fraction)"),
 }
 
-# action kind -> (required fields, optional fields) besides t, action and hand
-_ACTION_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "grab": (("at",), ()),
-    "take": (("at", "n"), ()),
-    "drop": (("at",), ("n",)),
-    "move": (("from", "to"), ()),
-    "press": (("at", "g", "dur"), ()),
-    "bump": (("g", "dur"), ()),
-    "drop_off": ((), ("n",)),
-    "add": (("at",), ("n",)),
-    "button": (("name",), ()),
-}
 MAX_SEEDS_PER_ACTION = 200
-MAX_T = 86400.0
 
 # A default board for every pit count the shipped boards play.
 _DEFAULT_BOARDS = {5: "congkak5", 6: "oware6", 7: "congkak7", 9: "congkak9"}
@@ -399,11 +383,11 @@ def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:
     if "action" not in raw:
         raise c.fail(f"{where}.action", f"is missing, allowed: {', '.join(ACTION_KINDS)}")
     kind = raw["action"]
-    if kind not in _ACTION_FIELDS:
+    if kind not in ACTION_FIELDS:
         raise c.fail(
             f"{where}.action", f"{_show(kind)} is not an action, allowed: {', '.join(ACTION_KINDS)}"
         )
-    required, optional = _ACTION_FIELDS[kind]
+    required, optional = ACTION_FIELDS[kind]
     c.table(raw, where, ("t", "action", *required, *optional, "hand"))
     for key in ("t", *required):
         if key not in raw:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.daemon.link import CommandError
+from controller.physical import MISTAKE_KINDS
 
 SEED_G = 5.4
 BLUE = "#1f77ff"  # the pits the player to move may pick up
@@ -24,15 +25,7 @@ OFF = "#000000"
 
 VARIANT_SEEDS = {"congkak": None, "kalah": 3, "oware": 4}
 VARIANT_PITS = {"congkak": 7, "kalah": 6, "oware": 6}
-MISTAKES = (
-    "wrong_start",
-    "not_all_lifted",
-    "wrong_pit",
-    "extra_seed",
-    "opponent_store",
-    "seed_lost",
-    "foreign_seed",
-)
+MISTAKES = MISTAKE_KINDS
 
 Place = tuple[int, int | str]
 

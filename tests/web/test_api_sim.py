@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from controller.physical import MISTAKE_KINDS
 from tests.web.conftest import TEST_CONFIG
 from tests.web.fake_link import FakeLink
 from web_ui.app import create_app
-from web_ui.validate import MISTAKE_KINDS
 
 
 def post(client: FlaskClient, path: str, body: Any, **headers: str) -> Any:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.physical import MISTAKE_KINDS
 from web_ui import i18n
-from web_ui.validate import MISTAKE_KINDS
 
 WEB_UI = Path(__file__).resolve().parents[2] / "web_ui"
 FLAG_KINDS = (*MISTAKE_KINDS, "board_mismatch", "sensor_fault")  # SIMULATION.md "Report"
