@@ -121,7 +121,20 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_diag(args: argparse.Namespace) -> int:
     from controller.daemon.tools import diagnose
 
-    report = diagnose(_config(args), sensors_s=args.sensors)
+    config = _config(args)
+    if args.leds or args.buttons:
+        from controller.daemon.hardware import HardwareError
+        from controller.daemon.tools import button_test, led_test
+
+        try:
+            if args.leds:
+                led_test(config)
+            if args.buttons:
+                button_test(config, args.buttons)
+        except HardwareError as err:
+            raise CommandError(str(err)) from None
+        return 0
+    report = diagnose(config, sensors_s=args.sensors)
     print(json.dumps(report, indent=1))
     return 0
 
@@ -202,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="SECONDS",
         help="also read the real load cells this long (the daemon must be stopped)",
+    )
+    p.add_argument(
+        "--leds", action="store_true", help="LED test: each place white in turn, then R, G, B"
+    )
+    p.add_argument(
+        "--buttons", type=float, default=0.0, metavar="SECONDS", help="button test this long"
     )
     p.set_defaults(func=cmd_diag)
 

@@ -298,17 +298,110 @@ def read_sensors(config: Config, seconds: float) -> Any:
                 frames.append(frame)
     finally:
         source.close()
+    calibration = _calibration_or_none(config, len(board.cells))
     out = []
-    for cell in range(len(board.cells)):
+    for spec in board.cells:
+        cell = spec.cell
         values = [v for f in frames if (v := f.raw[cell]) is not None]
-        out.append(
-            {
-                "cell": cell,
-                "readings": len(values),
-                "missing": len(frames) - len(values),
-                "raw_median": statistics.median(values) if values else None,
-                "raw_spread": (max(values) - min(values)) if values else None,
-            }
-        )
+        row: dict[str, Any] = {
+            "cell": cell,
+            "place": list(spec.place),
+            "readings": len(values),
+            "missing": len(frames) - len(values),
+            "raw_median": statistics.median(values) if values else None,
+            "raw_spread": (max(values) - min(values)) if values else None,
+        }
+        if calibration is not None and values:
+            offset, scale = calibration.cells[cell]
+            grams = [(v - offset) / scale for v in values]
+            row["grams"] = round(statistics.median(grams), 2)
+            row["noise_g"] = round(statistics.pstdev(grams), 3) if len(grams) > 1 else None
+        out.append(row)
     rate = (len(frames) - 1) / (frames[-1].t - frames[0].t) if len(frames) > 1 else 0.0
     return {"frames": len(frames), "rate_sps": round(rate, 1), "cells": out}
+
+
+def _calibration_or_none(config: Config, cell_count: int) -> Any:
+    """The calibration file's cells when there is a usable one (grams), else None (raw only)."""
+    try:
+        return load_calibration(config.data_dir / CALIBRATION_FILE, config.board, cell_count)
+    except DataFileError:
+        return None
+
+
+def led_test(config: Config, *, step_s: float = 0.3, out: Out = print) -> list[str]:
+    """Light every place in turn (white), then the whole strip red, green, blue, then off.
+
+    A person watching the board sees at once a dead LED, a swapped colour order (red showing
+    green means GRB/RGB is wrong in the configuration) or LEDs wired to the wrong place.
+    """
+    from controller.leds.patterns import WHITE, Light, render
+
+    from .hardware import open_leds
+
+    board = config.board_file()
+    mapping = board.mapping(board.pits)
+    source = None
+    if config.led_backend() == "pico":
+        source = open_source(config, len(board.cells), board.led_count)
+    leds = open_leds(config, board.led_count, source)
+    shown: list[str] = []
+    brightness = config.leds.brightness
+    budget = config.leds.max_current_a
+    try:
+        for place in mapping.places:
+            light = {place: Light(WHITE, "steady", "test")}
+            leds.show(
+                render(
+                    light,
+                    mapping.leds_of,
+                    board.led_count,
+                    0.0,
+                    brightness=brightness,
+                    max_current_a=budget,
+                )
+            )
+            shown.append(f"place {list(place)} white")
+            out(shown[-1])
+            time.sleep(step_s)
+        for name, rgb in (("red", (255, 0, 0)), ("green", (0, 255, 0)), ("blue", (0, 0, 255))):
+            level = tuple(round(c * brightness) for c in rgb)
+            leds.show([level] * board.led_count)  # type: ignore[list-item]
+            shown.append(f"all {name}")
+            out(shown[-1])
+            time.sleep(step_s * 2)
+        leds.show([(0, 0, 0)] * board.led_count)
+        shown.append("all off")
+        out(shown[-1])
+    finally:
+        leds.close()
+        if source is not None:
+            source.close()
+    return shown
+
+
+def button_test(
+    config: Config, seconds: float, *, out: Out = print, pin_factory: Any = None
+) -> list[str]:
+    """Report every board button pressed within `seconds` (buttons must be enabled)."""
+    from .hardware import open_buttons
+
+    buttons = open_buttons(config, pin_factory=pin_factory)
+    if buttons is None:
+        out("buttons are not enabled in the configuration ([buttons] enabled = true)")
+        return []
+    pressed: list[str] = []
+    out(f"press the board's buttons within {seconds:g} s")
+    try:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for name in buttons.drain():
+                pressed.append(name)
+                out(f"pressed: {name}")
+            time.sleep(0.02)
+        for name in buttons.drain():
+            pressed.append(name)
+            out(f"pressed: {name}")
+    finally:
+        buttons.close()
+    return pressed

@@ -173,6 +173,10 @@ class Referee:
         self.now = 0.0
         self.last_activity = 0.0
         self.missing_streak = [0] * len(self.detector.cells)
+        self.same_streak = [0] * len(self.detector.cells)
+        self.last_raw: list[int | None] = [None] * len(self.detector.cells)
+        rate = self.detector.cells[0].rate_sps if self.detector.cells else 80.0
+        self.stuck_after = max(20, int(3 * rate))  # identical readings that make a cell stuck
         self.fault_flags: dict[int, Flag] = {}
         self.mismatch: Flag | None = None
         # What each cell should read, by the changes accounted for so far (starts at the
@@ -836,18 +840,25 @@ class Referee:
         for cell, raw in enumerate(frame.raw):
             bad = raw is None or raw >= RAW_MAX or raw <= RAW_MIN
             self.missing_streak[cell] = self.missing_streak[cell] + 1 if bad else 0
+            # A live HX711 never gives the same 24-bit word for seconds on end: its noise
+            # moves the last bits. The same word over and over is a frozen converter or link.
+            same = raw is not None and raw == self.last_raw[cell]
+            self.same_streak[cell] = self.same_streak[cell] + 1 if same else 0
+            self.last_raw[cell] = raw
+            stuck = self.same_streak[cell] >= self.stuck_after
             noisy = self.detector.cells[cell].noisy
             flag = self.fault_flags.get(cell)
-            if noisy and flag is None:
+            if (noisy or stuck) and flag is None:
+                detail = "too noisy" if noisy else "reading stuck (the same value for seconds)"
                 self.fault_flags[cell] = self._raise(
-                    SENSOR_FAULT, self.place_of.get(cell), detail=f"cell {cell}: too noisy"
+                    SENSOR_FAULT, self.place_of.get(cell), detail=f"cell {cell}: {detail}"
                 )
             elif bad and flag is None and self.missing_streak[cell] >= limit:
                 detail = "no data" if raw is None else "reading at full scale"
                 self.fault_flags[cell] = self._raise(
                     SENSOR_FAULT, self.place_of.get(cell), frame.t, f"cell {cell}: {detail}"
                 )
-            elif not bad and not noisy and flag is not None:
+            elif not bad and not noisy and not stuck and flag is not None:
                 flag.resolved_t = frame.t
                 del self.fault_flags[cell]
 

@@ -80,3 +80,23 @@ def test_a_cell_gone_noisy_is_a_sensor_fault_whose_changes_are_not_seeds() -> No
     assert faults[0].at == Place(1, 3) and faults[0].resolved_t is not None
     assert [f for f in referee.flags if f.kind != SENSOR_FAULT] == []
     assert referee.steps == [] and referee.phase() == "start"
+
+
+def test_a_frozen_reading_is_a_sensor_fault() -> None:
+    """Issue 5: a stuck cell (the converter or the link frozen on one value) is a sensor_fault
+    naming it, cleared when readings move again."""
+    referee, source = _referee()
+    cell = referee.cell_of[Place(0, 1)]
+    frozen = None
+    for k in range(500):  # the cell frozen from 0.5 s to 5 s
+        frame = source.read(None)  # type: ignore[attr-defined]
+        assert frame is not None
+        if 40 <= k < 400:
+            frozen = frame.raw[cell] if frozen is None else frozen
+            raw = list(frame.raw)
+            raw[cell] = frozen
+            frame = replace(frame, raw=tuple(raw))
+        referee.process(frame)
+    faults = [f for f in referee.flags if f.kind == SENSOR_FAULT]
+    assert len(faults) == 1 and "reading stuck" in faults[0].detail
+    assert faults[0].at == Place(0, 1) and faults[0].resolved_t is not None

@@ -1,0 +1,52 @@
+"""Bring-up tests of `sowboard diag` (issue 5): the LED test pattern and the button test."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from controller.daemon.tools import button_test, led_test
+from tests.daemon.conftest import make_config
+
+
+def test_the_led_test_lights_every_place_then_each_colour_then_off(tmp_path: Path) -> None:
+    config = make_config(tmp_path, leds={"backend": "sim"})
+    lines: list[str] = []
+    shown = led_test(config, step_s=0.0, out=lines.append)
+    board = config.board_file()
+    places = [f"place {list(p)} white" for p in board.mapping(board.pits).places]
+    assert shown == [*places, "all red", "all green", "all blue", "all off"]
+    assert lines == shown
+
+
+def test_the_button_test_reports_each_press(tmp_path: Path) -> None:
+    config = make_config(tmp_path, buttons={"enabled": True})
+    factory = MockFactory()
+    Device.pin_factory = factory
+    try:
+        lines: list[str] = []
+
+        def press() -> None:
+            time.sleep(0.05)
+            for pin in (config.buttons.pins["undo"], config.buttons.pins["hint"]):
+                factory.pin(pin).drive_low()
+                factory.pin(pin).drive_high()
+
+        presser = threading.Thread(target=press)
+        presser.start()
+        pressed = button_test(config, 0.3, out=lines.append, pin_factory=factory)
+        presser.join()
+    finally:
+        Device.pin_factory = None
+    assert pressed == ["undo", "hint"]
+    assert "pressed: undo" in lines
+
+
+def test_the_button_test_says_when_buttons_are_off(tmp_path: Path) -> None:
+    lines: list[str] = []
+    assert button_test(make_config(tmp_path), 0.1, out=lines.append) == []
+    assert "not enabled" in lines[0]
