@@ -26,8 +26,9 @@ from typing import Any
 from controller.rules import Game, Place
 from controller.sim import MISTAKE_KINDS, MistakeNotPossible, build_simulation, parse_scenario
 from controller.sim.player import InjectedMistake
+from controller.stats import percentile
 from controller.tracking.referee import Referee
-from controller.tracking.session import latencies_ms, percentile, start_referee
+from controller.tracking.session import latencies_ms, start_referee
 
 PRESETS = ("congkak", "kalah", "oware")
 SEEDS = (("marbles", 0.03), ("natural", 0.15))

@@ -25,28 +25,14 @@ import tempfile
 import time
 from typing import Any
 
+from controller.stats import summary
+
 from .config import parse_config
 from .run import Daemon
 
 LAG_TARGET_MS = 20.0
 DELAY_TARGET_MS = 250.0
 PUBLISHED = re.compile(rb'"published_at":([0-9.eE+-]+)')
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    return {
-        "n": len(values),
-        "p50": round(percentile(values, 50), 2),
-        "p99": round(percentile(values, 99), 2),
-        "max": round(max(values), 2) if values else 0.0,
-    }
 
 
 # -- the clients (a child process) ----------------------------------------------------------------

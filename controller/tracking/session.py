@@ -16,6 +16,7 @@ from controller.board import BoardMapping
 from controller.rules import Place, Position, Rules, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector
 from controller.sensing.frames import Frame, SampleSource
+from controller.stats import summary
 
 from .referee import Referee, estimate_seed_mass
 
@@ -148,18 +149,6 @@ def latencies_ms(referee: Referee, landings: list[tuple[float, Any, int]]) -> li
     return out
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
-
-
-def latency_summary(values: list[float]) -> dict[str, Any]:
-    return {
-        "n": len(values),
-        "p50": round(percentile(values, 50), 1),
-        "p99": round(percentile(values, 99), 1),
-        "max": round(max(values), 1) if values else 0.0,
-    }
+def latency_summary(values: list[float]) -> dict[str, float]:
+    """The SIMULATION.md report's latency_ms: n, p50, p99, max in milliseconds."""
+    return summary(values, digits=1)

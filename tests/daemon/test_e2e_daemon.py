@@ -10,27 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from controller.daemon.run import Daemon
 from controller.leds.patterns import BLUE, ORANGE, hex_color
 from controller.rules import Game
+from tests.browser import needs_chromium
 from tests.daemon.conftest import make_config
-from tests.web.test_e2e import CHROMIUM, CHROMIUM_ARGS
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no chromium found: install Debian's with `apt-get install -y chromium`",
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM is not None
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+pytestmark = needs_chromium
 
 
 @pytest.fixture

@@ -8,44 +8,23 @@ A screenshot of the board with a flag goes to /tmp/sowboard-page.png (Japanese:
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from flask import Flask
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
+from tests.browser import needs_chromium
 from tests.web.conftest import PIN, TEST_CONFIG
 from tests.web.fake_link import AMBER, BLUE, RED, FakeLink
 from web_ui.app import create_app
 from web_ui.serve import WebServer
 
-
-def find_chromium() -> str | None:
-    if Path("/usr/bin/chromium").exists():
-        return "/usr/bin/chromium"
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-CHROMIUM = find_chromium()
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SCREENSHOT = "/tmp/sowboard-page.png"
 SCREENSHOT_JA = "/tmp/sowboard-page-ja.png"
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no chromium found: install Debian's with `apt-get install -y chromium`",
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM is not None
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+pytestmark = needs_chromium
 
 
 @pytest.fixture
