@@ -185,6 +185,13 @@ class CellDetector:
             return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
         return None
 
+    def start_at(self, grams: float) -> None:
+        """Start from a level read at rest (a median), so that a wild first sample is a glitch
+        like any other instead of the level everything after is measured from."""
+        if self.last is None:
+            self.last = self.rest = grams
+            self.window.append(grams)
+
     def set_rest(self, grams: float) -> None:
         """Re-zero the rest level (zero tracking on a pit known to be empty and at rest)."""
         if not self.active and self.rest is not None:
@@ -252,6 +259,11 @@ class BoardDetector:
             # table being knocked. Remember it for a moment so late settles are judged too.
             self.common_until = t + 0.5
         return BoardEvents(t, events, t <= self.common_until)
+
+    def start_at(self, levels_g: list[float]) -> None:
+        """Start every cell from its level at rest (see `CellDetector.start_at`)."""
+        for cell, level in zip(self.cells, levels_g, strict=False):
+            cell.start_at(level)
 
     def rezero(self, cell: int) -> None:
         """Take the cell's present rest level as its zero (it is known to be empty)."""

@@ -111,6 +111,7 @@ def start_referee(
         rules, mapping, detector, startup.seed_g, follower=follower, start_cv=startup.seed_cv
     )
     referee.start_levels(startup.levels_g)
+    detector.start_at(startup.levels_g)
     for frame in startup.frames:
         referee.process(frame)
     return referee

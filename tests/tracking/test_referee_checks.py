@@ -100,3 +100,41 @@ def test_a_frozen_reading_is_a_sensor_fault() -> None:
     faults = [f for f in referee.flags if f.kind == SENSOR_FAULT]
     assert len(faults) == 1 and "reading stuck" in faults[0].detail
     assert faults[0].at == Place(0, 1) and faults[0].resolved_t is not None
+
+
+def test_a_wild_first_sample_at_start_up_is_a_glitch_not_a_lift() -> None:
+    """A bad read in the very first frame (HARDWARE.md: rare wild words) must not become the
+    level the cell is measured from: the levels at start come from the median of the
+    start-up frames, and the first sample is judged against them like any other."""
+    scenario = parse_scenario({"variant": "kalah", "sensors": {"random_seed": 2}}, "test")
+    simulation = build_simulation(scenario)
+    world = simulation.world
+    inner = simulation.source(endless=True)
+    cell = world.mapping.cell_of[Place(1, 2)]
+
+    class FirstFrameGlitched:
+        first = True
+
+        def read(self, timeout: float | None = None) -> object:
+            frame = inner.read(timeout)
+            if self.first and frame is not None:
+                self.first = False
+                raw = list(frame.raw)
+                raw[cell] = 8_000_000  # near full scale: some kilograms off
+                frame = replace(frame, raw=tuple(raw))
+            return frame
+
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(
+        FirstFrameGlitched(),  # type: ignore[arg-type]
+        calibration,
+        world.rules,
+        world.mapping,
+        world.nominal_rate_sps,
+    )
+    for _ in range(160):
+        frame = inner.read(None)
+        assert frame is not None
+        referee.process(frame)
+    assert referee.flags == [] and referee.steps == []
+    assert referee.detector.cells[cell].glitches >= 1
