@@ -27,6 +27,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample after it
+RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
+
 
 @dataclass(frozen=True, slots=True)
 class Onset:
@@ -90,10 +93,20 @@ class CellDetector:
         self.track_rate = track_rate
         # The HX711 needs 4 samples to follow a step; wait that long after the onset, and for a
         # window long enough to span a landing's ring (about 60 ms) at 80 SPS.
-        # At 10 SPS a landing ramps up over 4 samples of 100 ms: never settle on the ramp (a
-        # level taken on its tail leaves a part of a gram unaccounted for, every time).
+        # At 10 SPS a landing ramps up over 4 samples of 100 ms: agreeing samples are only
+        # looked for after it (a level averaged over the ramp's tail is a part of a gram off).
         self.settle_samples = 4 if rate_sps >= 40 else 3
         self.min_active = 4 if rate_sps >= 40 else 5
+        # At 10 SPS, waiting for three agreeing samples after the ramp takes 0.5-0.6 s. But the
+        # converter has followed a single step completely on its 4th sample (50 % on the 2nd):
+        # a rise or fall that ramps like one step is settled there, 0.3-0.4 s after it
+        # happened. Anything else (a press then a lift, two seeds in a row) waits as before.
+        self.ramp_settle = rate_sps < 40
+        self.move_g = max(4 * noise_g, 0.1 * seed_g)  # a first ramp sample moves this much
+        self.ramp: list[float] | None = None
+        # After a settle on the ramp the cup may still ring a little: the next samples re-take
+        # the rest level, and the accounts follow the difference (`tracked_g`).
+        self.refine: list[float] | None = None
         self.rest: float | None = None
         self.last: float | None = None
         self.active = False
@@ -121,6 +134,15 @@ class CellDetector:
         """Nearly all recent samples jumped: the cell is too noisy to weigh seeds."""
         jumps = self.jumps
         return len(jumps) == jumps.maxlen and 5 * sum(jumps) > 4 * len(jumps)
+
+    @property
+    def falling(self) -> bool:
+        """The last two readings went down (or stayed): a cup being emptied, not shaking."""
+        window = self.window
+        return (
+            len(window) >= 3
+            and window[-1] <= window[-2] + 4 * self.noise_g <= window[-3] + 8 * self.noise_g
+        )
 
     @property
     def rise(self) -> float:
@@ -163,7 +185,12 @@ class CellDetector:
                 self.onset_t = t
                 self.peak = grams - rest
                 self.since_onset = 1
+                self.refine = None
+                if self.ramp_settle:
+                    self.ramp = self._ramp_start(grams - rest)
                 return Onset(self.cell, t, grams - rest)
+            if self.refine is not None:
+                self._refine(grams)
             # At rest: follow drift and creep slowly, but not the first samples of a change.
             if abs(grams - rest) <= self.track_g:
                 step = self.track_rate * (grams - rest)
@@ -173,6 +200,19 @@ class CellDetector:
         self.since_onset += 1
         if abs(grams - rest) > abs(self.peak):
             self.peak = grams - rest
+        ramp = self.ramp
+        if ramp is not None:
+            ramp.append(grams)
+            if len(ramp) == SETTLE_STEPS:
+                self.ramp = None
+                if self._one_step(ramp, rest):
+                    # The landing's ring adds to the first sample of the ramp (and so to the
+                    # 4th), not to the last step of it: take that excess off the level.
+                    level = grams - ((ramp[0] - rest) - (ramp[3] - ramp[2]))
+                    self.active = False
+                    self.rest = level
+                    self.refine = []
+                    return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
         window = self.window
         if (
             self.since_onset >= self.min_active
@@ -184,6 +224,55 @@ class CellDetector:
             self.rest = level
             return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
         return None
+
+    def _ramp_start(self, rise: float) -> list[float]:
+        """The ramp so far at an onset: this sample, and the one before if it had moved too
+        (a quarter of a light seed can stay under the onset threshold)."""
+        window = self.window
+        rest = self.rest
+        assert rest is not None
+        if len(window) >= 2:
+            before = window[-2] - rest
+            if abs(before) > self.move_g and (before > 0) == (rise > 0):
+                return [window[-2], window[-1]]
+        return [window[-1]]
+
+    def _one_step(self, ramp: list[float], rest: float) -> bool:
+        """Do 4 samples look like the converter following one step (HARDWARE.md: 50 % after
+        2 samples, 100 % after 4; SIMULATION.md: the mean of the last 4 instants)? Monotone,
+        half-way on the second sample, a quarter step on each of the last two. A converter
+        that follows steps differently never settles here, only later, as at 80 SPS."""
+        total = ramp[-1] - rest
+        if not self.onset_g < abs(total) <= RAMP_MAX_SEEDS * self.seed_g:
+            return False  # a handful rings for longer, and its level matters to the gram
+        slack = 0.08 * abs(total) + 4 * self.noise_g
+        if abs(ramp[1] - rest - total / 2) > slack:
+            return False
+        # The ring is in the first quarter step (and may spill into the second); the last
+        # two are a quarter of the step each, or something else moved as well.
+        if any(abs(ramp[k] - ramp[k - 1] - total / 4) > slack for k in (2, 3)):
+            return False
+        if abs((ramp[0] - rest) - (ramp[3] - ramp[2])) > 0.3 * abs(total):
+            return False  # more than a ring on the first quarter step
+        sign = 1.0 if total > 0 else -1.0
+        previous = rest
+        for value in ramp:
+            if sign * (value - previous) < -4 * self.noise_g:
+                return False
+            previous = value
+        return True
+
+    def _refine(self, grams: float) -> None:
+        refine = self.refine
+        assert refine is not None and self.rest is not None
+        refine.append(grams)
+        if len(refine) < SETTLE_STEPS - 1:
+            return
+        self.refine = None
+        step = sum(refine) / len(refine) - self.rest
+        if abs(step) <= self.settle_g:
+            self.rest += step
+            self.tracked_g += step
 
     def start_at(self, grams: float) -> None:
         """Start from a level read at rest (a median), so that a wild first sample is a glitch
@@ -233,6 +322,7 @@ class BoardDetector:
         # A knock moves most cells at once; hands move one or two (and a fast hand at 10 SPS
         # can start three in one 100 ms frame).
         self.knock_cells = knock_cells or max(4, len(calibration) // 2)
+        self.slow = rate_sps < 40  # 10 SPS: readings take 0.4 s to follow a change
         self.common_until = -1.0
         self.frames = 0
 

@@ -168,6 +168,9 @@ class Referee:
         self.left_behind: dict[int, tuple[int, Flag]] = {}
         self.owed: dict[int, int] = {}  # cell -> seeds there that are steps still to come
         self.hand_of: dict[int, int] = {}  # cell -> the hand behind its partial/left/owed seeds
+        # Pits seen being lifted, unexpectedly, before they settled: the carry back to them
+        # (counted again from the settled change).
+        self.early_lifts: dict[int, Carry] = {}
         self.place_of = self.mapping.place_of
         self.cell_of = self.mapping.cell_of
         self.now = 0.0
@@ -194,10 +197,12 @@ class Referee:
         blocked = self._blocked()
         self._sensor_faults(frame)
         batch = self.detector.update(t, frame.raw)
+        settled: list[int] = []
         for event in batch.events:
             if isinstance(event, Settled) and event.cell in self.fault_flags:
                 continue  # a faulty cell's changes are not seeds; play goes on elsewhere
             if isinstance(event, Settled):
+                settled.append(event.cell)
                 self.last_activity = t
                 self._account(event.cell, event.change_g)
                 pending = self.pending.get(event.cell)
@@ -207,8 +212,8 @@ class Referee:
                     pending.last_t = t
                     pending.net_g += event.change_g
                     pending.level_g = event.level_g
-                if not batch.common_mode:
-                    self._explain_now(event.cell)
+        if settled and not batch.common_mode:
+            self._explain_in_order(settled)
         if not batch.common_mode:
             self._early_landings(t)
         for cell in list(self.pending):
@@ -222,9 +227,7 @@ class Referee:
                 self._explain_late(cell, pending)
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
-            for cell in sorted(self.pending, key=lambda c: self.pending[c].first_t):
-                if cell in self.pending:
-                    self._explain_now(cell)
+            self._explain_in_order()
         if not self.detector.at_rest():
             self.last_activity = t
         elif t - self.last_activity >= self.rest_check_s:
@@ -244,7 +247,9 @@ class Referee:
         """
         for _ in range(4):  # a lift and the seeds after it may all show in one frame
             if self._blocked() or not self._early_step(t):
-                return
+                break
+        if not self._blocked():
+            self._early_wrong_lift(t)
 
     def _early_step(self, t: float) -> bool:
         for step in self.game.expected():
@@ -276,6 +281,76 @@ class Referee:
                 return True
         return False
 
+    def _early_wrong_lift(self, t: float) -> None:
+        """Flag a pit that no step expects as soon as most of its seeds are seen leaving.
+
+        Like an expected pickup on its first samples, but raising the flag: at 10 SPS waiting
+        for the lift to settle takes half a second more (at 80 SPS it settles in time, and
+        waiting keeps the first samples of a cell gone wild from passing for a lift). A pit
+        that the next sow could make a relay or capture pit is left to the settled change
+        (that sow may not be seen yet)."""
+        if not self.detector.slow:
+            return
+        expected = self.game.expected()
+        for cell, detector in enumerate(self.detector.cells):
+            if not detector.active or detector.since_onset < 2 or not detector.falling:
+                continue
+            place = self.place_of.get(cell)
+            content = self.expected_g[cell]
+            if (
+                place is None
+                or place.is_store
+                or content is None
+                or content < (1 - MIN_SEED) * self.seed_g
+                or not -content - self.seed_g < detector.rise < -0.6 * content
+                or any(step.at == place for step in expected)
+                or self._busy(cell)
+                or self._may_take_after_a_sow(place, expected)
+            ):
+                continue
+            kind = WRONG_START if self._starting_pit(place) else WRONG_PICKUP
+            carry = self._wrong_lift(kind, cell, place, content, t)
+            if carry is not None:
+                self.early_lifts[cell] = carry
+            return
+
+    def _busy(self, cell: int) -> bool:
+        """Is the cell already part of a step or a problem being followed?"""
+        return (
+            cell in self.tentative
+            or cell in self.pending
+            or cell in self.early_lifts
+            or cell in self.strays
+            or cell in self.partial
+            or cell in self.left_behind
+            or cell in self.owed
+            or cell in self.fault_flags
+            or any(c.to_cell == cell for c in self.carries)
+        )
+
+    def _may_take_after_a_sow(self, place: Place, expected: list[Step]) -> bool:
+        for step in expected:
+            if step.kind is StepKind.SOW:
+                trial = self.game.copy()
+                if trial.feed(step).accepted and any(s.at == place for s in trial.expected()):
+                    return True
+        return False
+
+    def _early_lift_settled(self, cell: int, pending: Pending) -> bool:
+        """The settled change of a pit flagged early as lifted: count the seeds that left
+        (or withdraw the flag, if none did)."""
+        carry = self.early_lifts.pop(cell, None)
+        if carry is None:
+            return False
+        if -self._seeds(pending.net_g) >= MIN_SEED:
+            carry.count = _count(self._seeds(pending.net_g))
+            carry.mass_g = -pending.net_g
+        elif carry in self.carries:
+            self.carries.remove(carry)
+            if carry.flag is not None:
+                carry.flag.resolved_t = pending.last_t
+        return True
+
     def _blocked(self) -> bool:
         """While a hand mistake waits to be put right, no new step is taken."""
         return any(f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT) for f in self.flags)
@@ -303,8 +378,14 @@ class Referee:
         """A landing this heavy (in mean seeds) is two seeds, not one heavy seed.
 
         Set 4.5 standard deviations above one seed, so that a heavy natural seed is almost
-        never taken for two (an extra seed is the rare case), and never below 1.5."""
-        return max(1.5, 1 + 4.5 * self.seed_cv())
+        never taken for two (an extra seed is the rare case), and never below 1.5. The spread
+        measured from a few dozen seeds can be 15 % low by chance; its upper confidence bound
+        is used (a missed extra seed still shows when it is taken back, a false one stops
+        play)."""
+        cv = self.seed_cv()
+        if len(self.single_seeds) >= 20:
+            cv *= 1 + 1.5 / math.sqrt(2 * len(self.single_seeds))
+        return max(1.5, 1 + 4.5 * cv)
 
     def _one_seed(self, n: float) -> bool:
         return MIN_SEED <= n < self.two_seeds_at()
@@ -338,12 +419,26 @@ class Referee:
                 return step
         return None
 
-    def _explain_now(self, cell: int) -> None:
-        """Act on a change at once if it is exactly what is expected (or puts a mistake right)."""
-        if self._explained_now(cell, self.pending[cell]):
-            del self.pending[cell]
+    def _explain_in_order(self, cells: list[int] | None = None) -> None:
+        """Judge the changes of `cells` (all waiting when None), oldest first; once one is
+        explained, judge every change still waiting again.
+
+        Cells settle out of order (a pit lifted with a press settles after the first seeds
+        sown from it, which wait for it), so a step taken can explain an older change."""
+        candidates = list(self.pending) if cells is None else cells
+        while True:
+            for cell in sorted(candidates, key=lambda c: self.pending[c].first_t):
+                if self._explained_now(cell, self.pending[cell]):
+                    del self.pending[cell]
+                    candidates = list(self.pending)
+                    break
+            else:
+                return
 
     def _explained_now(self, cell: int, pending: Pending) -> bool:
+        """Act on a change at once if it is exactly what is expected (or puts a mistake right)."""
+        if self._early_lift_settled(cell, pending):
+            return True
         n = self._seeds(pending.net_g)
         place = self.place_of.get(cell)
         empty = self._empty(pending.level_g)
@@ -375,6 +470,12 @@ class Referee:
                 return True
             if self._landed_then_taken(cell, self.tentative[cell], pending):
                 del self.tentative[cell]
+                return True
+            if self._landed(n) == 2 and self._whole_seeds(n):
+                # Two seeds where one was due: flag it now. (More is left to the late
+                # judgement: a hand pressing on the cup to pick it up weighs 4-11 seeds.)
+                del self.tentative[cell]
+                self._seeds_landed(cell, place, pending, t)
                 return True
             return False
         carries = self._carry_to(cell, pending.net_g)
@@ -409,14 +510,45 @@ class Referee:
             return True
         if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, t):
             return True
-        if self._one_seed(n) and self._expected_at(place, StepKind.SOW) and self._strays_moving():
-            return False  # a stray is being taken back: judge this seed once it is gone
+        if (
+            self._one_seed(n)
+            and self._expected_at(place, StepKind.SOW)
+            and self._correction_moving()
+        ):
+            return False  # a mistake is being put right: judge this seed after
         if n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, t)
             return True
-        if self._one_seed(n) and self._sowing_player() is not None:
+        if (
+            self._one_seed(n)
+            and (self._sowing_player() is not None or self._foreign_seed_now(cell, n))
+            and not self._expected_place_moving()  # the step before it may not have settled
+        ):
             self._stray(cell, 1, t)
             return True
+        return False
+
+    def _foreign_seed_now(self, cell: int, n: float) -> bool:
+        """With no seeds in any hand, may one seed's weight be called foreign at once?
+        Not while seeds are carried (to a store, back to a pit) or a mistake is put right."""
+        return (
+            self._plausible_seed(n)
+            and not self._blocked()
+            and not self.carries
+            and cell not in self.partial
+            and cell not in self.left_behind
+        )
+
+    def _expected_place_moving(self) -> bool:
+        """Is a cup where a step is expected still moving (or its change still waiting)?
+
+        Cells settle out of order: at 10 SPS a seed settles on its ramp while the cup before
+        it, a relay landing and pickup, is still being read."""
+        for step in self.game.expected():
+            if step.at is not None:
+                cell = self.cell_of[step.at]
+                if self.detector.cells[cell].active or cell in self.pending:
+                    return True
         return False
 
     def _account(self, cell: int, net_g: float) -> None:
@@ -429,6 +561,8 @@ class Referee:
 
         Returns False when nothing moved (a press, a knock, creep), True when the change is
         accounted for (as steps, or as seeds the flags know about)."""
+        if self._early_lift_settled(cell, pending):
+            return True
         n = self._seeds(pending.net_g)
         k = _count(n)
         place = self.place_of.get(cell)
@@ -457,14 +591,8 @@ class Referee:
         if tentative is not None:
             if self._landed_then_taken(cell, tentative, pending):
                 return True
-            landed = self._landed(n)
-            if landed >= 1:
-                while landed >= 2 and self._sow(place, t):
-                    landed -= 1  # the other hand's seed, in a simultaneous opening
-                if landed >= 2:
-                    self._stray(cell, landed - 1, t, EXTRA_SEED)
-                else:
-                    self._seed_seen(cell, pending.net_g, t)
+            if self._landed(n) >= 1:
+                self._seeds_landed(cell, place, pending, t)
                 return True
             self._retract(cell, tentative)
             if k == 0:
@@ -476,10 +604,10 @@ class Referee:
             n > 0
             and self._one_seed(n)
             and self._blocked()
-            and self._strays_moving()
+            and self._correction_moving()
             and self._expected_at(place, StepKind.SOW)
         ):
-            # A seed where it belongs while a stray is still being taken back: judge it after.
+            # A seed where it belongs while a mistake is still being put right: judge it after.
             pending.patience_until = self.now + self.hold_s
             self.pending[cell] = pending
             return False
@@ -529,6 +657,17 @@ class Referee:
         kind = WRONG_START if self._starting_pit(place) else WRONG_PICKUP
         self._wrong_lift(kind, cell, place, -pending.net_g, t)
         return True
+
+    def _seeds_landed(self, cell: int, place: Place | None, pending: Pending, t: float) -> None:
+        """Seeds landed where one was taken early: one seed, or one per hand due there (a
+        simultaneous opening), the rest extra."""
+        landed = self._landed(self._seeds(pending.net_g))
+        while landed >= 2 and self._sow(place, t):
+            landed -= 1  # the other hand's seed, in a simultaneous opening
+        if landed >= 2:
+            self._stray(cell, landed - 1, t, EXTRA_SEED)
+        else:
+            self._seed_seen(cell, pending.net_g, t)
 
     def _seed_seen(self, cell: int, grams: float, t: float) -> None:
         """A single seed landed where expected: learn its mass."""
@@ -724,6 +863,13 @@ class Referee:
     def _strays_moving(self) -> bool:
         return any(self.detector.cells[c].active or c in self.pending for c in self.strays)
 
+    def _correction_moving(self) -> bool:
+        """Is a mistake being put right: a cup with strays, or one that lifted seeds are
+        going back to, still moving or its change still waiting?"""
+        back = {c.to_cell for c in self.carries if c.flag is not None}
+        cells = back.union(self.strays)
+        return any(self.detector.cells[c].active or c in self.pending for c in cells)
+
     def _retract(self, cell: int, tentative: Tentative) -> None:
         """A guessed step did not happen: take it back, keeping the steps seen since.
 
@@ -781,12 +927,14 @@ class Referee:
 
     def _wrong_lift(
         self, kind: str, cell: int, place: Place | None, lifted_g: float, t: float
-    ) -> None:
+    ) -> Carry | None:
         if place is None:
-            return
+            return None
         flag = self._raise(kind, place)
         count = max(1, round(self._seeds(lifted_g)))
-        self.carries.append(Carry(self._moving_hand(), count, lifted_g, cell, place, flag))
+        carry = Carry(self._moving_hand(), count, lifted_g, cell, place, flag)
+        self.carries.append(carry)
+        return carry
 
     def _moving_hand(self) -> int:
         """The hand most likely at the board: one that is sowing, else the player to move."""
