@@ -47,6 +47,7 @@ WRONG_PICKUP = "wrong_pickup"
 # HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
 MIN_SEED = 0.35
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
+MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not settled
 
 FLAG_KINDS = (
     WRONG_START,
@@ -104,6 +105,7 @@ class Carry:
     to_cell: int
     from_place: Place
     flag: Flag | None = None
+    guessed: int = 0  # seeds in mass_g whose own mass was never seen (a mean seed assumed)
 
 
 @dataclass
@@ -687,7 +689,7 @@ class Referee:
             return False
         if not self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
             return False
-        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t)
+        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
         return True
 
     # -- actions --------------------------------------------------------------------------------
@@ -702,27 +704,34 @@ class Referee:
 
     def _stray_back_and_next_seed_here(self, cell: int, t: float) -> bool:
         """A stray cell that moved and came back to the same weight: the stray was taken
-        back and the hand, sowing on, put the next seed right here before the reading could
-        settle in between (10 SPS, fast hands). That holds only if this cell is where the
-        seed after the expected one goes; the seed is then owed as a step."""
+        back and the hand, sowing on, put a later seed right here before the reading could
+        settle in between (10 SPS, fast hands). That holds only if the places sown before
+        this one (one or more) already have their seed, waiting to be judged; otherwise this
+        is the take-back grab pressing and letting go. The seed here is then owed as a step."""
         if not self.strays.get(cell):
             return False
-        sow = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
-        if sow is None or sow.at is None or self.cell_of[sow.at] == cell:
-            return False
-        # The hand has moved on only if the expected place already has its seed (waiting to
-        # be judged); otherwise this is the take-back grab pressing and letting go.
-        waiting = self.pending.get(self.cell_of[sow.at])
-        if waiting is None or not self._one_seed(self._seeds(waiting.net_g)):
-            return False
         trial = self.game.copy()
-        trial.feed(sow)
-        after = next((s for s in trial.expected() if s.kind is StepKind.SOW), None)
-        if after is None or after.at is None or self.cell_of[after.at] != cell:
+        player = None
+        for passed in range(MAX_SOWN_ON + 1):
+            sow = next((s for s in trial.expected() if s.kind is StepKind.SOW), None)
+            if sow is None or sow.at is None:
+                return False
+            here = self.cell_of[sow.at]
+            if here == cell:
+                if passed == 0:
+                    return False
+                break
+            waiting = self.pending.get(here)
+            if waiting is None or not self._one_seed(self._seeds(waiting.net_g)):
+                return False
+            player = sow.player
+            trial.feed(sow)
+        else:
             return False
+        assert player is not None
         self._unstray(cell, 1, t)
         self.owed[cell] = self.owed.get(cell, 0) + 1
-        self.hand_of[cell] = sow.player
+        self.hand_of[cell] = player
         return True
 
     def _pay_owed(self, t: float) -> None:
@@ -739,12 +748,14 @@ class Referee:
             if not self.owed[cell]:
                 del self.owed[cell]
 
-    def _take(self, cell: int, place: Place | None, lifted_g: float, t: float) -> None:
+    def _take(
+        self, cell: int, place: Place | None, lifted_g: float, t: float, guessed: int = 0
+    ) -> None:
         """The expected pit was emptied: a pickup, or the hand taking a capture or sweep."""
         step = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
         if step is None or place is None:
             return
-        self._feed_take(step, cell, place, lifted_g, t)
+        self._feed_take(step, cell, place, lifted_g, t, guessed)
         self._emptied(cell)
 
     def _emptied(self, cell: int) -> None:
@@ -753,7 +764,9 @@ class Referee:
         self.detector.cells[cell].tracked_g = 0.0
         self.expected_g[cell] = 0.0
 
-    def _feed_take(self, step: Step, cell: int, place: Place, lifted_g: float, t: float) -> bool:
+    def _feed_take(
+        self, step: Step, cell: int, place: Place, lifted_g: float, t: float, guessed: int = 0
+    ) -> bool:
         count = self.game.board[self.rules.index_of(place)]
         if not self.game.feed(step).accepted:
             return False
@@ -762,7 +775,7 @@ class Referee:
             taker = step.player if step.kind is StepKind.CAPTURE else step.to_player
             assert taker is not None
             store = self.cell_of[Place(taker, "store")]
-            self.carries.append(Carry(taker, count, lifted_g, store, place))
+            self.carries.append(Carry(taker, count, lifted_g, store, place, guessed=guessed))
         return True
 
     def _sown_then_taken(self, cell: int, place: Place | None, pending: Pending) -> bool:
@@ -781,7 +794,7 @@ class Referee:
         if not any(s.at == place and s.kind in takes for s in trial.expected()):
             return False
         self._sow(place, pending.last_t)
-        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t)
+        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
         return True
 
     def _missed_landing_then_capture(
@@ -801,7 +814,7 @@ class Referee:
         if place not in captures or sow.at not in captures:
             return False
         self._sow(sow.at, pending.last_t)
-        self._take(landing, sow.at, self.seed_g, pending.last_t)
+        self._take(landing, sow.at, self.seed_g, pending.last_t, guessed=1)
         self._take(cell, place, -pending.net_g, pending.last_t)
         return True
 
@@ -895,14 +908,23 @@ class Referee:
         if not bound:
             return None
         for carry in bound:
-            if abs(net_g - carry.mass_g) <= 0.45 * self.seed_g + 0.03 * carry.mass_g:
+            if abs(net_g - carry.mass_g) <= self._carry_slack(carry.mass_g, carry.guessed):
                 return [carry]
         together = sum(c.mass_g for c in bound)
-        if len(bound) > 1 and abs(net_g - together) <= 0.45 * self.seed_g + 0.03 * together:
+        guessed = sum(c.guessed for c in bound)
+        if len(bound) > 1 and abs(net_g - together) <= self._carry_slack(together, guessed):
             return bound
         if bound[0].flag is not None and MIN_SEED * self.seed_g <= net_g < bound[0].mass_g:
             return [bound[0]]  # lifted seeds put back a few at a time (see `_arrive`)
         return None if strict else bound[:1]
+
+    def _carry_slack(self, mass_g: float, guessed: int) -> float:
+        """How far an arrival may weigh from what was carried: half a seed, the cells'
+        calibration, and the spread of seeds whose mass was assumed."""
+        slack = 0.45 * self.seed_g + 0.03 * mass_g
+        if guessed:
+            slack += 3 * self.seed_cv() * self.seed_g * math.sqrt(guessed)
+        return slack
 
     def _arrive(self, carries: list[Carry], t: float, net_g: float | None = None) -> None:
         for carry in carries:
