@@ -107,6 +107,14 @@ class CellDetector:
         # After a settle on the ramp the cup may still ring a little: the next samples re-take
         # the rest level, and the accounts follow the difference (`tracked_g`).
         self.refine: list[float] | None = None
+        # At 10 SPS, the loads the converter averaged, recovered from its readings (each is the
+        # mean of the last 4 loads): three equal loads after a fall mean the reading will be
+        # that on the next sample. A lift with a press before it settles that way 0.2-0.3 s
+        # sooner. None while not known (at rest, or after a missing or dropped sample).
+        self.loads: list[float] | None = None
+        # Recovering a load amplifies the noise (x4 per reading, and it adds up over the
+        # change): loads this close are equal. A seed leaving, or a press, moves far more.
+        self.loads_g = max(0.4 * seed_g, 30 * noise_g)
         self.rest: float | None = None
         self.last: float | None = None
         self.active = False
@@ -154,6 +162,7 @@ class CellDetector:
     def update(self, t: float, grams: float | None) -> Event | None:
         """Feed one reading (None: missing). Returns at most one event."""
         if grams is None:
+            self.loads = None  # a period lost: the loads can no longer be recovered
             return None
         self.samples += 1
         if self.last is None:
@@ -166,6 +175,7 @@ class CellDetector:
             self._held = None
             if abs(grams - self.last) < self.glitch_g / 2:
                 self.glitches += 1  # the suspect sample was alone: a glitch, dropped
+                self.loads = None
             else:
                 first = self._accept(held[0], held[1])  # a real jump: take both in turn
                 return self._accept(t, grams) or first
@@ -188,6 +198,9 @@ class CellDetector:
                 self.refine = None
                 if self.ramp_settle:
                     self.ramp = self._ramp_start(grams - rest)
+                    self.loads = [rest] * (SETTLE_STEPS - 1)
+                    for value in self.ramp:
+                        self._recover_load(value)
                 return Onset(self.cell, t, grams - rest)
             if self.refine is not None:
                 self._refine(grams)
@@ -200,6 +213,21 @@ class CellDetector:
         self.since_onset += 1
         if abs(grams - rest) > abs(self.peak):
             self.peak = grams - rest
+        loads = self.loads
+        if loads is not None:
+            self._recover_load(grams)
+            last = loads[-(SETTLE_STEPS - 1) :]
+            level = sum(last) / len(last)
+            if (
+                len(loads) >= 2 * (SETTLE_STEPS - 1)
+                and max(last) - min(last) <= self.loads_g
+                and level - rest < -self.onset_g
+            ):
+                self.active = False
+                self.rest = level
+                self.ramp = self.loads = None
+                self.refine = []
+                return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
         ramp = self.ramp
         if ramp is not None:
             ramp.append(grams)
@@ -210,6 +238,7 @@ class CellDetector:
                     # 4th), not to the last step of it: take that excess off the level.
                     level = grams - ((ramp[0] - rest) - (ramp[3] - ramp[2]))
                     self.active = False
+                    self.loads = None
                     self.rest = level
                     self.refine = []
                     return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
@@ -221,9 +250,16 @@ class CellDetector:
         ):
             level = sum(window) / len(window)
             self.active = False
+            self.loads = self.ramp = None
             self.rest = level
             return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
         return None
+
+    def _recover_load(self, reading: float) -> None:
+        """The load of the latest period: 4 readings' worth less the 3 loads before it."""
+        loads = self.loads
+        assert loads is not None
+        loads.append(SETTLE_STEPS * reading - sum(loads[-(SETTLE_STEPS - 1) :]))
 
     def _ramp_start(self, rise: float) -> list[float]:
         """The ramp so far at an onset: this sample, and the one before if it had moved too

@@ -501,6 +501,22 @@ class Referee:
             self._take(cell, place, -pending.net_g, t)
             return True
         if (
+            self.detector.slow
+            and n < -MIN_SEED
+            and not empty
+            and cell not in self.partial
+            and self._left_seeds(pending)
+        ):
+            take = self._expected_at(place, *takes)
+            if take is not None:
+                # Seeds lifted from the expected pit, whole seeds left in it: the rest must
+                # follow. At 10 SPS a level that settled has held for 0.3 s, longer than the
+                # last seeds take to leave a hand's grip (at 80 SPS it may not have: the
+                # judgement after the hold sees those).
+                self.partial[cell] = (-pending.net_g, self._raise(NOT_ALL_LIFTED, place))
+                self.hand_of[cell] = take.player
+                return True
+        if (
             self._one_seed(n)
             and self._plausible_seed(n)
             and not self._blocked()
@@ -552,6 +568,11 @@ class Referee:
                 if self.detector.cells[cell].active or cell in self.pending:
                     return True
         return False
+
+    def _left_seeds(self, pending: Pending) -> bool:
+        """Does the cup read a whole number of seeds (one or more) now?"""
+        left = self._seeds(pending.level_g)
+        return left >= 1 - MIN_SEED and self._whole_seeds(left)
 
     def _account(self, cell: int, net_g: float) -> None:
         expected = self.expected_g[cell]

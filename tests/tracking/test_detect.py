@@ -138,3 +138,19 @@ def test_at_ten_samples_per_second_a_seed_then_a_press_is_not_settled_on_the_ram
     settled = [e for e in events if isinstance(e, Settled)]
     assert settled and min(e.t for e in settled) > 1.3  # not on samples 10-13
     assert abs(sum(e.change_g for e in settled) - SEED) < 0.3
+
+
+def test_at_ten_samples_per_second_a_lift_after_a_press_settles_once_three_loads_agree() -> None:
+    """A hand presses on the cup (0.2 s) and lifts 3 seeds. Each reading is the mean of the last
+    4 loads (SIMULATION.md), so the loads can be recovered from the readings; once three in a
+    row agree the reading is bound to land there, and the change settles then, a sample
+    before the reading has followed it and two before three readings could agree."""
+    detector = CellDetector(rate_sps=10, seed_g=SEED, noise_g=0.05)
+    lifted = 3 * SEED
+    loads = [30.0] * 10 + [70.0, 70.0] + [30.0 - lifted] * 12
+    trace = noisy(hx711(loads), sigma=0.05)
+    events = [(k, detector.update(k * 0.1, g)) for k, g in enumerate(trace)]
+    settled = [(k, e) for k, e in events if isinstance(e, Settled)]
+    assert [k for k, _ in settled] == [14]  # loads 12, 13 and 14 agree; reading 15 follows
+    assert abs(settled[0][1].change_g + lifted) < 0.15 * SEED
+    assert abs(detector.rest - (30.0 - lifted)) < 0.1  # type: ignore[operator]
