@@ -484,7 +484,7 @@ class Referee:
         if carries is not None:
             self._arrive(carries, t, pending.net_g)
             return True
-        if abs(n) < MIN_SEED and self._stray_back_and_next_seed_here(cell, t):
+        if self._one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
             return True
         if self.strays.get(cell) and MIN_SEED <= -n < self.strays[cell] + 0.5:
             self._unstray(cell, _count(n), t)
@@ -620,17 +620,19 @@ class Referee:
             self._retract(cell, tentative)
             if k == 0:
                 return False
+        if self._one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
+            return True  # a stray went and a seed came
         if k == 0:
-            # A press, a knock or creep: nothing moved, unless a stray went and a seed came.
-            return self._stray_back_and_next_seed_here(cell, t)
+            return False  # a press, a knock or creep: nothing moved
         if (
             n > 0
             and self._one_seed(n)
             and self._blocked()
             and self._correction_moving()
-            and self._expected_at(place, StepKind.SOW)
+            and (self._expected_at(place, StepKind.SOW) or self._sowing_player() is not None)
         ):
-            # A seed where it belongs while a mistake is still being put right: judge it after.
+            # A seed where it belongs (or where a hand sowing on will have put it) while a
+            # mistake is still being put right: judge it after, in turn.
             pending.patience_until = self.now + self.hold_s
             self.pending[cell] = pending
             return False
@@ -641,6 +643,14 @@ class Referee:
                 return True
             carries = self._carry_to(cell, pending.net_g, strict=False)
             if carries is not None:
+                carried = sum(c.mass_g for c in carries)
+                extra = self._seeds(pending.net_g - carried)
+                if self._landed(extra) >= 1 and self._whole_seeds(extra):
+                    # Seeds sown into the cup while the carried ones went in (a fast hand
+                    # sowing on as seeds are put back): judged in turn with the others.
+                    self._arrive(carries, t, carried)
+                    self.pending[cell] = Pending(t, t, pending.net_g - carried, pending.level_g)
+                    return True
                 self._arrive(carries, t, pending.net_g)
                 return True
             if not self._blocked() and self._sow(place, t):
@@ -722,6 +732,11 @@ class Referee:
         self.steps.append(RecognisedStep(t, step))
         self._pay_owed(t)
         return True
+
+    def _one_for_one(self, n: float) -> bool:
+        """Could a net change of `n` mean seeds be one seed taken and another put? Natural
+        seeds differ: the difference of two has a spread of cv * sqrt(2) seeds."""
+        return abs(n) < max(MIN_SEED, 3 * self.seed_cv() * math.sqrt(2))
 
     def _stray_back_and_next_seed_here(self, cell: int, t: float) -> bool:
         """A stray cell that moved and came back to the same weight: the stray was taken
