@@ -113,8 +113,9 @@ class CellDetector:
         # sooner. None while not known (at rest, or after a missing or dropped sample).
         self.loads: list[float] | None = None
         # Recovering a load amplifies the noise (x4 per reading, and it adds up over the
-        # change): loads this close are equal. A seed leaving, or a press, moves far more.
-        self.loads_g = max(0.4 * seed_g, 30 * noise_g)
+        # change: +-1.3 g after five readings with 0.05 g of noise): loads this close are
+        # equal. A seed leaving, or a press, moves a load twice as far.
+        self.loads_g = max(0.5 * seed_g, 30 * noise_g)
         self.rest: float | None = None
         self.last: float | None = None
         self.active = False
@@ -262,16 +263,17 @@ class CellDetector:
         loads.append(SETTLE_STEPS * reading - sum(loads[-(SETTLE_STEPS - 1) :]))
 
     def _ramp_start(self, rise: float) -> list[float]:
-        """The ramp so far at an onset: this sample, and the one before if it had moved too
-        (a quarter of a light seed can stay under the onset threshold)."""
-        window = self.window
+        """The ramp so far at an onset: this sample, and those before it that had moved the
+        same way too (the quarter steps of a light seed stay under the onset threshold)."""
         rest = self.rest
         assert rest is not None
-        if len(window) >= 2:
-            before = window[-2] - rest
-            if abs(before) > self.move_g and (before > 0) == (rise > 0):
-                return [window[-2], window[-1]]
-        return [window[-1]]
+        ramp = [self.window[-1]]
+        for value in reversed(list(self.window)[:-1]):
+            moved = value - rest
+            if abs(moved) <= self.move_g or (moved > 0) != (rise > 0):
+                break
+            ramp.insert(0, value)
+        return ramp
 
     def _one_step(self, ramp: list[float], rest: float) -> bool:
         """Do 4 samples look like the converter following one step (HARDWARE.md: 50 % after

@@ -540,7 +540,7 @@ class Referee:
         if (
             self._one_seed(n)
             and (self._sowing_player() is not None or self._foreign_seed_now(cell, n))
-            and not self._expected_place_moving()  # the step before it may not have settled
+            and not self._expected_place_moving(cell)  # the step before may not have settled
         ):
             self._stray(cell, 1, t)
             return True
@@ -557,15 +557,18 @@ class Referee:
             and cell not in self.left_behind
         )
 
-    def _expected_place_moving(self) -> bool:
-        """Is a cup where a step is expected still moving (or its change still waiting)?
+    def _expected_place_moving(self, other_than: int) -> bool:
+        """Is a cup (other than this one) where a step is expected still moving, or its
+        change still waiting?
 
         Cells settle out of order: at 10 SPS a seed settles on its ramp while the cup before
         it, a relay landing and pickup, is still being read."""
         for step in self.game.expected():
             if step.at is not None:
                 cell = self.cell_of[step.at]
-                if self.detector.cells[cell].active or cell in self.pending:
+                if cell != other_than and (
+                    self.detector.cells[cell].active or cell in self.pending
+                ):
                     return True
         return False
 
@@ -666,9 +669,11 @@ class Referee:
         if self.strays.get(cell):
             self._unstray(cell, min(k, self.strays[cell]), t)
             return True
+        take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
         landing = self.last_landing.get(cell)
         if (
             k == 1
+            and take is None  # lifting the pit is due: this is a lift that left seeds
             and landing is not None
             and t - landing[0] < 5.0
             and landing[1] > 1.25 * self.seed_g
@@ -678,7 +683,6 @@ class Referee:
             self._raise(EXTRA_SEED, place, landing[0]).resolved_t = t
             del self.last_landing[cell]
             return True
-        take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
         if take is not None:
             # A second partial lift of the same pit is the same problem: one flag.
             previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
