@@ -1,4 +1,4 @@
-"""The games `sowboard bench tracking` plays: one clean and one with a mistake, at 80 SPS."""
+"""The games `sowboard bench tracking` plays: clean and with a mistake, at 80 and at 10 SPS."""
 
 from __future__ import annotations
 
@@ -25,3 +25,21 @@ def test_a_game_with_a_wrong_pit_is_flagged_in_time_and_ends_exact() -> None:
     assert [m.kind for m in result.mistakes] == ["wrong_pit"]
     assert result.flagged == 1 and result.delays[0] <= FLAG_WINDOW_S
     assert result.exact
+
+
+SLOW = {**SENSORS, "rate_sps": 10}
+
+
+def test_a_clean_expert_game_at_ten_samples_per_second_ends_exact_without_flags() -> None:
+    result = play_game("oware", SLOW, 0.125, seed=5)
+    assert result.exact and result.flags == []
+
+
+def test_at_ten_samples_per_second_every_hand_mistake_is_flagged_within_half_a_second() -> None:
+    """Issue 3's target at 10 SPS, where a reading takes 0.4 s to follow a change: one seed in
+    the wrong place, two in one place, seeds left in a lifted pit, the wrong pit lifted."""
+    for kind in ("wrong_pit", "extra_seed", "not_all_lifted", "wrong_start"):
+        result = play_game("kalah", SLOW, 0.125, seed=2, mistake=kind)
+        assert [m.kind for m in result.mistakes] == [kind]
+        assert result.flagged == 1 and result.delays[0] <= FLAG_WINDOW_S, kind
+        assert result.exact, kind
