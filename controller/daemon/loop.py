@@ -63,7 +63,7 @@ from controller.sim import (
 )
 from controller.sim.world import CellCalibration
 from controller.tracking.referee import Flag, RecognisedStep, Referee
-from controller.tracking.session import STARTUP_S, start_referee
+from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
 
 from .boardcheck import (
     DEFAULT_CV,
@@ -615,7 +615,11 @@ class BoardLoop:
     def _check_setup(self, t: float) -> None:
         setup = self.setup
         assert setup is not None
-        if t - setup.last_check < CHECK_EVERY_S or self.window.span() < STARTUP_S + 0.1:
+        if (
+            t - setup.last_check < CHECK_EVERY_S
+            or self.window.span() < STARTUP_S + 0.1
+            or len(self.window.frames) < STARTUP_FRAMES
+        ):
             return
         setup.last_check = t
         cal = list(self.calibration.cells)

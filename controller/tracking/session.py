@@ -21,6 +21,11 @@ from controller.stats import summary
 from .referee import Referee, estimate_seed_mass
 
 STARTUP_S = 0.5  # the board at rest before play, to read its levels
+POWER_UP_SAMPLES = 4  # the HX711 needs 4 samples after power-up
+# Levels are medians of at least this many samples, so that a glitch among them is outvoted
+# (at 10 SPS, 0.5 s left only two: one wild read made a level of kilograms).
+MEDIAN_OF = 5
+STARTUP_FRAMES = POWER_UP_SAMPLES + MEDIAN_OF  # at the least, however fast the rate
 
 
 @dataclass
@@ -51,9 +56,9 @@ def read_startup(
             raise RuntimeError("the sample source gave no frames at start-up")
         frames.append(frame)
         first_t = frame.t if first_t is None else first_t
-        if frame.t - first_t >= STARTUP_S and len(frames) >= 5:
+        if frame.t - first_t >= STARTUP_S and len(frames) >= STARTUP_FRAMES:
             break
-    settled = frames[4:]  # the HX711 needs 4 samples after power-up
+    settled = frames[POWER_UP_SAMPLES:]
     levels: list[float] = []
     noises: list[float] = []
     for cell, (offset, scale) in enumerate(calibration):
