@@ -117,6 +117,7 @@ class Pending:
     net_g: float
     level_g: float
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
+    onset_t: float | None = None  # when the cup began to move (the first change's onset)
 
 
 @dataclass
@@ -209,7 +210,9 @@ class Referee:
                 self._account(event.cell, event.change_g)
                 pending = self.pending.get(event.cell)
                 if pending is None:
-                    self.pending[event.cell] = Pending(t, t, event.change_g, event.level_g)
+                    self.pending[event.cell] = Pending(
+                        t, t, event.change_g, event.level_g, onset_t=event.onset_t
+                    )
                 else:
                     pending.last_t = t
                     pending.net_g += event.change_g
@@ -526,7 +529,7 @@ class Referee:
             return True
         if self._taken_then_sown(cell, place, pending):
             return True
-        if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, t):
+        if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, pending):
             return True
         if (
             self._one_seed(n)
@@ -885,7 +888,7 @@ class Referee:
         self.expected_g[cell] = pending.level_g
         return self._sow(place, pending.last_t)
 
-    def _lost_seed_replaced(self, place: Place | None, t: float) -> bool:
+    def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.
 
         The hand lost the seed for this place (it fell off the board) and sowed the next one
@@ -894,8 +897,9 @@ class Referee:
         """
         if place is None or not self.strays:
             return False
-        if self._strays_moving():
+        if self._stray_moved_first(pending):
             return False  # the stray is being taken back: that is the other correction
+        t = pending.last_t
         if not self._sow(place, t):
             return False
         while True:
@@ -913,8 +917,19 @@ class Referee:
                 flag.kind = SEED_LOST
                 flag.at = place
 
-    def _strays_moving(self) -> bool:
-        return any(self.detector.cells[c].active or c in self.pending for c in self.strays)
+    def _stray_moved_first(self, pending: Pending) -> bool:
+        """Did a cup with a stray start moving before this change began? Then the stray is
+        being taken back (perhaps into this cup). A stray cup that only starts moving after
+        is the hand going on (a spare in the gap, then the last seed's capture)."""
+        began = pending.first_t if pending.onset_t is None else pending.onset_t
+        for cell in self.strays:
+            detector = self.detector.cells[cell]
+            waiting = self.pending.get(cell)
+            if waiting is not None and (waiting.onset_t or waiting.first_t) < began:
+                return True
+            if detector.active and detector.onset_t < began:
+                return True
+        return False
 
     def _correction_moving(self) -> bool:
         """Is a mistake being put right: a cup with strays, or one that lifted seeds are
