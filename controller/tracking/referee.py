@@ -257,7 +257,7 @@ class Referee:
             self._early_wrong_lift(t)
 
     def _early_step(self, t: float) -> bool:
-        for step in self.game.expected():
+        for step in self._expected_in_turn():
             if step.at is None:
                 continue
             cell = self.cell_of[step.at]
@@ -419,10 +419,20 @@ class Referee:
     def _expected_at(self, place: Place | None, *kinds: StepKind) -> Step | None:
         if place is None:
             return None
-        for step in self.game.expected():
+        for step in self._expected_in_turn():
             if step.at == place and step.kind in kinds:
                 return step
         return None
+
+    def _expected_in_turn(self) -> list[Step]:
+        """The expected steps, those of a hand in the middle of its move first.
+
+        In a simultaneous opening both hands may take the same pit: one whose last seed just
+        fell there must pick it up again (a relay) or capture, the other may start a new
+        move from any pit. The hand that must is the likelier one."""
+        steps = self.game.expected()
+        hands = self.game.hands
+        return sorted(steps, key=lambda s: hands[s.player].phase is Phase.START)
 
     def _explain_in_order(self, cells: list[int] | None = None) -> None:
         """Judge the changes of `cells` (all waiting when None), oldest first; once one is
