@@ -838,6 +838,10 @@ class Referee:
         sow = self._expected_at(place, StepKind.SOW)
         if sow is None or place is None:
             return False
+        if self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
+            # The other hand (a simultaneous opening) may take the pit as it is: the same net
+            # change, and the seed, if it comes, is its own change after.
+            return False
         before = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
