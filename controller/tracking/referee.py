@@ -465,6 +465,12 @@ class Referee:
                 self._confirm_take(cell, tentative, -pending.net_g)
                 return True
             left = _count(self._seeds(pending.level_g))
+            if (
+                n < -MIN_SEED
+                and left == 1
+                and self._other_hand_sowed_after(cell, tentative, pending)
+            ):
+                return True
             if n < -MIN_SEED and left >= 1 and self._whole_seeds(self._seeds(pending.level_g)):
                 # Lifted, but not everything: the step stands and the rest must follow.
                 del self.tentative[cell]
@@ -682,6 +688,8 @@ class Referee:
         if self.strays.get(cell):
             self._unstray(cell, min(k, self.strays[cell]), t)
             return True
+        if self._taken_then_sown(cell, place, pending):
+            return True  # the other hand's seed was due here after all (it settled since)
         take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
         landing = self.last_landing.get(cell)
         if (
@@ -880,6 +888,25 @@ class Referee:
         for carry in self.carries:
             if carry.flag is None and carry.from_place == tentative.step.at:
                 carry.mass_g = lifted_g  # what actually left the pit, to find it in the store
+
+    def _other_hand_sowed_after(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
+        """A pit taken early by one hand reads one seed when it settles, and the other hand's
+        seed is due there (a simultaneous opening): it fell in just after the lift, before the
+        cup could settle in between. The take stands; that seed is the other hand's sow."""
+        place = tentative.step.at
+        if place is None or len(self.game.active_players()) < 2:
+            return False
+        if not self._one_seed(self._seeds(pending.level_g)):
+            return False
+        sow = self._expected_at(place, StepKind.SOW)
+        if sow is None or sow.player == tentative.step.player:
+            return False
+        del self.tentative[cell]
+        for carry in self.carries:
+            if carry.flag is None and carry.from_place == place:
+                carry.mass_g = pending.level_g - pending.net_g  # the content before the lift
+        self.expected_g[cell] = pending.level_g
+        return self._sow(place, pending.last_t)
 
     def _taken_then_sown(self, cell: int, place: Place | None, pending: Pending) -> bool:
         """Two hands at one cup (a simultaneous opening): one took the pit (a capture or a
