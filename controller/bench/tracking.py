@@ -180,6 +180,7 @@ def main(rounds: int = 1, verbose: bool = False) -> int:
     for rate in RATES:
         mine = [r for r in results if r.rate == rate]
         delays = [d * 1000 for r in mine for d in r.delays]
+        landings = [x for r in mine for x in r.latencies]
         by_rate[str(rate)] = {
             "games": len(mine),
             "exact_final": sum(r.exact for r in mine),
@@ -188,6 +189,8 @@ def main(rounds: int = 1, verbose: bool = False) -> int:
             "mistakes_flagged": sum(r.flagged for r in mine),
             "flag_delay_ms_p50": round(percentile(delays, 50), 1),
             "flag_delay_ms_max": round(max(delays), 1) if delays else None,
+            "latency_ms_p50": round(percentile(landings, 50), 1),
+            "latency_ms_p99": round(percentile(landings, 99), 1),
         }
     print("# by rate (SPS): " + json.dumps(by_rate))
     summary = {
