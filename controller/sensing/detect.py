@@ -10,6 +10,11 @@ Knows grams and time, never rules. Per cell it tells apart:
   at once, which marks it as common-mode);
 - **drift and creep**: slow changes below the onset threshold are followed by the rest level.
 
+At 10 SPS a reading needs 4 samples (0.4 s) to follow a change, so a change that ramps like
+one step settles on its 4th sample, and a fall (a lift) once the loads recovered from the
+readings agree; the readings after that re-take the level. Anything else settles on agreeing
+readings, as at 80 SPS.
+
 >>> d = CellDetector(rate_sps=80, seed_g=5.0, noise_g=0.02)
 >>> events = [d.update(0.0125 * k, 100.0) for k in range(20)]     # at rest at 100 g
 >>> [e for e in events if e]
@@ -31,6 +36,11 @@ SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample
 RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
 
 
+def slow_rate(rate_sps: float) -> bool:
+    """The HX711's 10 SPS (its other rate is 80): a reading takes 0.4 s to follow a change."""
+    return rate_sps < 40
+
+
 @dataclass(frozen=True, slots=True)
 class Onset:
     """The reading of `cell` left its rest level at `t` (first sample beyond the threshold)."""
@@ -42,7 +52,8 @@ class Onset:
 
 @dataclass(frozen=True, slots=True)
 class Settled:
-    """`cell` came to rest at `level_g`, `change_g` from the previous rest level.
+    """`cell` came to rest at `level_g` (or, at 10 SPS, is bound to read it next), `change_g`
+    from the previous rest level.
 
     `change_g` may be about zero: a press or knock that went away again (`transient`).
     """
@@ -63,7 +74,8 @@ class CellDetector:
 
     Thresholds scale with the seed mass and the cell's noise: an onset needs a move of
     `onset_seeds` seeds (or 6 sigma of noise, whichever is larger); settling needs the last
-    `settle_samples` readings to agree within `settle_seeds` seeds (or 5 sigma).
+    `settle_samples` readings to agree within `settle_seeds` seeds (or 5 sigma), or at 10 SPS
+    the shortcuts of the module docstring.
     """
 
     def __init__(
@@ -86,7 +98,7 @@ class CellDetector:
         # At 80 SPS a landing still rings a little when the level has settled; at 10 SPS the
         # converter has averaged the ring away but the 4-sample ramp must be waited out.
         if settle_seeds is None:
-            settle_seeds = 0.25 if rate_sps >= 40 else 0.1
+            settle_seeds = 0.1 if slow_rate(rate_sps) else 0.25
         self.settle_g = max(settle_seeds * seed_g, 5 * noise_g)
         self.track_g = max(4 * noise_g, 0.05 * seed_g)  # rest follows readings this close
         self.glitch_g = glitch_g
@@ -95,13 +107,13 @@ class CellDetector:
         # window long enough to span a landing's ring (about 60 ms) at 80 SPS.
         # At 10 SPS a landing ramps up over 4 samples of 100 ms: agreeing samples are only
         # looked for after it (a level averaged over the ramp's tail is a part of a gram off).
-        self.settle_samples = 4 if rate_sps >= 40 else 3
-        self.min_active = 4 if rate_sps >= 40 else 5
+        self.settle_samples = 3 if slow_rate(rate_sps) else 4
+        self.min_active = 5 if slow_rate(rate_sps) else 4
         # At 10 SPS, waiting for three agreeing samples after the ramp takes 0.5-0.6 s. But the
         # converter has followed a single step completely on its 4th sample (50 % on the 2nd):
         # a rise or fall that ramps like one step is settled there, 0.3-0.4 s after it
         # happened. Anything else (a press then a lift, two seeds in a row) waits as before.
-        self.ramp_settle = rate_sps < 40
+        self.ramp_settle = slow_rate(rate_sps)
         self.move_g = max(4 * noise_g, 0.1 * seed_g)  # a first ramp sample moves this much
         self.ramp: list[float] | None = None
         # After a settle on the ramp the cup may still ring a little: the next samples re-take
@@ -203,13 +215,13 @@ class CellDetector:
                     for value in self.ramp:
                         self._recover_load(value)
                 return Onset(self.cell, t, grams - rest)
-            if self.refine is not None:
-                self._refine(grams)
             # At rest: follow drift and creep slowly, but not the first samples of a change.
             if abs(grams - rest) <= self.track_g:
                 step = self.track_rate * (grams - rest)
                 self.rest = rest + step
                 self.tracked_g += step
+            if self.refine is not None:
+                self._refine(grams)
             return None
         self.since_onset += 1
         if abs(grams - rest) > abs(self.peak):
@@ -224,11 +236,7 @@ class CellDetector:
                 and max(last) - min(last) <= self.loads_g
                 and level - rest < -self.onset_g
             ):
-                self.active = False
-                self.rest = level
-                self.ramp = self.loads = None
-                self.refine = []
-                return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
+                return self._settle(t, level, rest, early=True)
         ramp = self.ramp
         if ramp is not None:
             ramp.append(grams)
@@ -238,23 +246,24 @@ class CellDetector:
                     # The landing's ring adds to the first sample of the ramp (and so to the
                     # 4th), not to the last step of it: take that excess off the level.
                     level = grams - ((ramp[0] - rest) - (ramp[3] - ramp[2]))
-                    self.active = False
-                    self.loads = None
-                    self.rest = level
-                    self.refine = []
-                    return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
+                    return self._settle(t, level, rest, early=True)
         window = self.window
         if (
             self.since_onset >= self.min_active
             and len(window) == window.maxlen
             and max(window) - min(window) <= self.settle_g
         ):
-            level = sum(window) / len(window)
-            self.active = False
-            self.loads = self.ramp = None
-            self.rest = level
-            return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
+            return self._settle(t, sum(window) / len(window), rest, early=False)
         return None
+
+    def _settle(self, t: float, level: float, rest: float, early: bool) -> Settled:
+        """Come to rest at `level`. Settled `early` (before the readings agree), the next
+        readings re-take the level (see `_refine`)."""
+        self.active = False
+        self.rest = level
+        self.ramp = self.loads = None
+        self.refine = [] if early else None
+        return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
 
     def _recover_load(self, reading: float) -> None:
         """The load of the latest period: 4 readings' worth less the 3 loads before it."""
@@ -326,6 +335,11 @@ class CellDetector:
             self.rest = grams
             if self.last is not None:
                 self.last += delta
+            # Readings kept from before are in the old zero's terms: move them along.
+            kept = [value + delta for value in self.window]
+            self.window.clear()
+            self.window.extend(kept)
+            self.refine = None
 
 
 @dataclass(frozen=True)
@@ -360,7 +374,7 @@ class BoardDetector:
         # A knock moves most cells at once; hands move one or two (and a fast hand at 10 SPS
         # can start three in one 100 ms frame).
         self.knock_cells = knock_cells or max(4, len(calibration) // 2)
-        self.slow = rate_sps < 40  # 10 SPS: readings take 0.4 s to follow a change
+        self.slow = slow_rate(rate_sps)
         self.common_until = -1.0
         self.frames = 0
 
@@ -375,6 +389,7 @@ class BoardDetector:
         cal = self.calibration
         for cell, value in zip(self.cells, raw, strict=False):
             if value is None:
+                cell.update(t, None)  # a lost period: what spans it cannot be recovered
                 continue
             offset, scale = cal[cell.cell]
             event = cell.update(t, (value - offset) / scale)

@@ -119,6 +119,10 @@ class Pending:
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
     onset_t: float | None = None  # when the cup began to move (the first change's onset)
 
+    @property
+    def began(self) -> float:
+        return self.first_t if self.onset_t is None else self.onset_t
+
 
 @dataclass
 class Tentative:
@@ -248,7 +252,8 @@ class Referee:
         being lifted shows as its weight mostly gone (a press never reads below the rest).
         Either is taken at once and confirmed, or undone, when the cell settles, so that fast
         hands (a seed every 125 ms, while a 10 SPS reading needs 400 ms to settle) are
-        followed in order.
+        followed in order. At 10 SPS a pit no step expects is flagged here too, as soon as
+        most of its seeds are seen leaving (`_early_wrong_lift`).
         """
         for _ in range(4):  # a lift and the seeds after it may all show in one frame
             if self._blocked() or not self._early_step(t):
@@ -342,19 +347,26 @@ class Referee:
         return False
 
     def _early_lift_settled(self, cell: int, pending: Pending) -> bool:
-        """The settled change of a pit flagged early as lifted: count the seeds that left
-        (or withdraw the flag, if none did)."""
-        carry = self.early_lifts.pop(cell, None)
+        """The settled change of a pit flagged early as lifted: count the seeds that left.
+        If none did after all, the flag is withdrawn and the change judged as any other."""
+        carry = self.early_lifts.get(cell)
         if carry is None:
             return False
-        if -self._seeds(pending.net_g) >= MIN_SEED:
-            carry.count = _count(self._seeds(pending.net_g))
-            carry.mass_g = -pending.net_g
-        elif carry in self.carries:
-            self.carries.remove(carry)
-            if carry.flag is not None:
-                carry.flag.resolved_t = pending.last_t
+        if -self._seeds(pending.net_g) < MIN_SEED:
+            self._withdraw_early_lift(cell, pending.last_t)
+            return False
+        del self.early_lifts[cell]
+        carry.count = _count(self._seeds(pending.net_g))
+        carry.mass_g = -pending.net_g
         return True
+
+    def _withdraw_early_lift(self, cell: int, t: float) -> None:
+        carry = self.early_lifts.pop(cell, None)
+        if carry is None:
+            return
+        self.carries = [c for c in self.carries if c is not carry]
+        if carry.flag is not None:
+            carry.flag.resolved_t = t
 
     def _blocked(self) -> bool:
         """While a hand mistake waits to be put right, no new step is taken."""
@@ -435,20 +447,28 @@ class Referee:
         return sorted(steps, key=lambda s: hands[s.player].phase is Phase.START)
 
     def _explain_in_order(self, cells: list[int] | None = None) -> None:
-        """Judge the changes of `cells` (all waiting when None), oldest first; once one is
-        explained, judge every change still waiting again.
+        """Judge the changes of `cells` (all waiting when None) in the order they first
+        settled; once one is explained, judge again every change still waiting (but not of a
+        cup moving again: its change is not whole yet).
 
         Cells settle out of order (a pit lifted with a press settles after the first seeds
         sown from it, which wait for it), so a step taken can explain an older change."""
-        candidates = list(self.pending) if cells is None else cells
+        candidates = self._waiting_at_rest() if cells is None else cells
         while True:
             for cell in sorted(candidates, key=lambda c: self.pending[c].first_t):
                 if self._explained_now(cell, self.pending[cell]):
                     del self.pending[cell]
-                    candidates = list(self.pending)
+                    candidates = self._waiting_at_rest()
                     break
             else:
                 return
+
+    def _moving(self, cell: int) -> bool:
+        """Is the cup moving, or its settled change still waiting to be judged?"""
+        return self.detector.cells[cell].active or cell in self.pending
+
+    def _waiting_at_rest(self) -> list[int]:
+        return [c for c in self.pending if not self.detector.cells[c].active]
 
     def _explained_now(self, cell: int, pending: Pending) -> bool:
         """Act on a change at once if it is exactly what is expected (or puts a mistake right)."""
@@ -460,25 +480,7 @@ class Referee:
         t = pending.last_t
         tentative = self.tentative.get(cell)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
-            if empty:
-                del self.tentative[cell]
-                self._confirm_take(cell, tentative, -pending.net_g)
-                return True
-            left = _count(self._seeds(pending.level_g))
-            if (
-                n < -MIN_SEED
-                and left == 1
-                and self._other_hand_sowed_after(cell, tentative, pending)
-            ):
-                return True
-            if n < -MIN_SEED and left >= 1 and self._whole_seeds(self._seeds(pending.level_g)):
-                # Lifted, but not everything: the step stands and the rest must follow.
-                del self.tentative[cell]
-                self.left_behind[cell] = (left, self._raise(NOT_ALL_LIFTED, place))
-                self.hand_of[cell] = tentative.step.player
-                self.expected_g[cell] = pending.level_g
-                return True
-            return False
+            return self._take_settled(cell, tentative, pending, late=False)
         if cell in self.left_behind and empty and n < -MIN_SEED:
             _, flag = self.left_behind.pop(cell)
             flag.resolved_t = t
@@ -585,9 +587,7 @@ class Referee:
         for step in self.game.expected():
             if step.at is not None:
                 cell = self.cell_of[step.at]
-                if cell != other_than and (
-                    self.detector.cells[cell].active or cell in self.pending
-                ):
+                if cell != other_than and (self._moving(cell)):
                     return True
         return False
 
@@ -618,21 +618,14 @@ class Referee:
             pending.patience_until = t + PATIENCE_S
             self.pending[cell] = pending
             return False
-        tentative = self.tentative.pop(cell, None)
+        tentative = self.tentative.get(cell)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
-            if self._empty(pending.level_g):
-                self._confirm_take(cell, tentative, -pending.net_g)
+            if self._take_settled(cell, tentative, pending, late=True):
                 return True
-            left = _count(self._seeds(pending.level_g))
-            if -n >= MIN_SEED and left >= 1:
-                # Lifted, but not everything: the step stands and the rest must follow.
-                flag = self._raise(NOT_ALL_LIFTED, place)
-                self.left_behind[cell] = (left, flag)
-                self.hand_of[cell] = tentative.step.player
-                self.expected_g[cell] = pending.level_g
-                return True
+            del self.tentative[cell]
             self._retract(cell, tentative)
             return False
+        tentative = self.tentative.pop(cell, None)
         if tentative is not None:
             if self._landed_then_taken(cell, tentative, pending):
                 return True
@@ -667,11 +660,18 @@ class Referee:
             if carries is not None:
                 carried = sum(c.mass_g for c in carries)
                 extra = self._seeds(pending.net_g - carried)
-                if self._landed(extra) >= 1 and self._whole_seeds(extra):
+                slack = self._carry_slack(carried, sum(c.guessed for c in carries))
+                if (
+                    pending.net_g - carried > slack
+                    and self._landed(extra) >= 1
+                    and self._whole_seeds(extra)
+                ):
                     # Seeds sown into the cup while the carried ones went in (a fast hand
                     # sowing on as seeds are put back): judged in turn with the others.
                     self._arrive(carries, t, carried)
-                    self.pending[cell] = Pending(t, t, pending.net_g - carried, pending.level_g)
+                    self.pending[cell] = Pending(
+                        t, t, pending.net_g - carried, pending.level_g, onset_t=pending.onset_t
+                    )
                     return True
                 self._arrive(carries, t, pending.net_g)
                 return True
@@ -761,11 +761,11 @@ class Referee:
     def _one_for_one(self, n: float) -> bool:
         """Could a net change of `n` mean seeds be one seed taken and another put? Natural
         seeds differ: the difference of two has a spread of cv * sqrt(2) seeds."""
-        return abs(n) < max(MIN_SEED, 3 * self.seed_cv() * math.sqrt(2))
+        return abs(n) < min(1 - MIN_SEED, max(MIN_SEED, 3 * self.seed_cv() * math.sqrt(2)))
 
     def _stray_back_and_next_seed_here(self, cell: int, t: float) -> bool:
-        """A stray cell that moved and came back to the same weight: the stray was taken
-        back and the hand, sowing on, put a later seed right here before the reading could
+        """A stray cell that moved and came back to about the same weight (one seed for
+        another, see `_one_for_one`): the stray was taken back and the hand, sowing on, put a later seed right here before the reading could
         settle in between (10 SPS, fast hands). That holds only if the places sown before
         this one (one or more) already have their seed, waiting to be judged; otherwise this
         is the take-back grab pressing and letting go. The seed here is then owed as a step."""
@@ -885,9 +885,36 @@ class Referee:
 
     def _confirm_take(self, cell: int, tentative: Tentative, lifted_g: float) -> None:
         self._emptied(cell)
+        self._lifted_mass(tentative.step.at, lifted_g)
+
+    def _lifted_mass(self, place: Place | None, lifted_g: float) -> None:
+        """What actually left the pit, to find it in the store (taken early, it was a guess)."""
         for carry in self.carries:
-            if carry.flag is None and carry.from_place == tentative.step.at:
-                carry.mass_g = lifted_g  # what actually left the pit, to find it in the store
+            if carry.flag is None and carry.from_place == place:
+                carry.mass_g = lifted_g
+
+    def _take_settled(self, cell: int, tentative: Tentative, pending: Pending, late: bool) -> bool:
+        """The cup of a pit taken early has settled: the take is confirmed, or leaves seeds
+        behind (at once only if they weigh a whole number of seeds, else after the hold), or
+        was followed by the other hand's seed. False: not yet (or, late, not a take at all)."""
+        n = self._seeds(pending.net_g)
+        if self._empty(pending.level_g):
+            del self.tentative[cell]
+            self._confirm_take(cell, tentative, -pending.net_g)
+            return True
+        left = _count(self._seeds(pending.level_g))
+        if n < -MIN_SEED and left == 1 and self._other_hand_sowed_after(cell, tentative, pending):
+            return True
+        whole = self._whole_seeds(self._seeds(pending.level_g))
+        if n < -MIN_SEED and left >= 1 and (late or whole):
+            # Lifted, but not everything: the step stands and the rest must follow.
+            del self.tentative[cell]
+            place = self.place_of.get(cell)
+            self.left_behind[cell] = (left, self._raise(NOT_ALL_LIFTED, place))
+            self.hand_of[cell] = tentative.step.player
+            self.expected_g[cell] = pending.level_g
+            return True
+        return False
 
     def _other_hand_sowed_after(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """A pit taken early by one hand reads one seed when it settles, and the other hand's
@@ -901,12 +928,12 @@ class Referee:
         sow = self._expected_at(place, StepKind.SOW)
         if sow is None or sow.player == tentative.step.player:
             return False
+        if not self._sow(place, pending.last_t):
+            return False
         del self.tentative[cell]
-        for carry in self.carries:
-            if carry.flag is None and carry.from_place == place:
-                carry.mass_g = pending.level_g - pending.net_g  # the content before the lift
+        self._lifted_mass(place, pending.level_g - pending.net_g)  # the content before
         self.expected_g[cell] = pending.level_g
-        return self._sow(place, pending.last_t)
+        return True
 
     def _taken_then_sown(self, cell: int, place: Place | None, pending: Pending) -> bool:
         """Two hands at one cup (a simultaneous opening): one took the pit (a capture or a
@@ -922,10 +949,12 @@ class Referee:
         count = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + count - 1) > self._tolerance(count):
             return False
-        # What was lifted: the pit's content before (its level less the net change) plus
-        # the seed that fell in after.
-        lifted = pending.level_g - pending.net_g + self.seed_g
-        self._take(cell, place, lifted, pending.last_t)
+        trial = self.game.copy()
+        if not (trial.feed(take).accepted and trial.feed(sow).accepted):
+            return False
+        # What was lifted: the pit's content before (its level less the net change). The cup
+        # is not empty (the seed is in it), so its zero stays.
+        self._feed_take(take, cell, place, pending.level_g - pending.net_g, pending.last_t)
         self.expected_g[cell] = pending.level_g
         return self._sow(place, pending.last_t)
 
@@ -962,11 +991,11 @@ class Referee:
         """Did a cup with a stray start moving before this change began? Then the stray is
         being taken back (perhaps into this cup). A stray cup that only starts moving after
         is the hand going on (a spare in the gap, then the last seed's capture)."""
-        began = pending.first_t if pending.onset_t is None else pending.onset_t
+        began = pending.began
         for cell in self.strays:
             detector = self.detector.cells[cell]
             waiting = self.pending.get(cell)
-            if waiting is not None and (waiting.onset_t or waiting.first_t) < began:
+            if waiting is not None and waiting.began < began:
                 return True
             if detector.active and detector.onset_t < began:
                 return True
@@ -977,7 +1006,7 @@ class Referee:
         going back to, still moving or its change still waiting?"""
         back = {c.to_cell for c in self.carries if c.flag is not None}
         cells = back.union(self.strays)
-        return any(self.detector.cells[c].active or c in self.pending for c in cells)
+        return any(self._moving(c) for c in cells)
 
     def _retract(self, cell: int, tentative: Tentative) -> None:
         """A guessed step did not happen: take it back, keeping the steps seen since.
@@ -1119,11 +1148,13 @@ class Referee:
                 self.fault_flags[cell] = self._raise(
                     SENSOR_FAULT, self.place_of.get(cell), detail=f"cell {cell}: {detail}"
                 )
+                self._withdraw_early_lift(cell, frame.t)  # read off a failing cell
             elif bad and flag is None and self.missing_streak[cell] >= limit:
                 detail = "no data" if raw is None else "reading at full scale"
                 self.fault_flags[cell] = self._raise(
                     SENSOR_FAULT, self.place_of.get(cell), frame.t, f"cell {cell}: {detail}"
                 )
+                self._withdraw_early_lift(cell, frame.t)
             elif not bad and not noisy and not stuck and flag is not None:
                 flag.resolved_t = frame.t
                 del self.fault_flags[cell]

@@ -30,7 +30,8 @@ STARTUP_FRAMES = POWER_UP_SAMPLES + MEDIAN_OF  # at the least, however fast the 
 
 @dataclass
 class Startup:
-    """What the first half second of a board at rest tells: levels, noise, the seed mass."""
+    """What the board at rest tells before play (half a second, and at least STARTUP_FRAMES
+    frames): levels, noise, the seed mass."""
 
     levels_g: list[float]
     noise_g: float
@@ -47,7 +48,8 @@ def read_startup(
     position: Position,
     rate_sps: float,
 ) -> Startup:
-    """Read frames for STARTUP_S and estimate levels, noise and seed mass from them."""
+    """Read frames for STARTUP_S (and at least STARTUP_FRAMES of them) and estimate levels,
+    noise and seed mass from them."""
     frames: list[Frame] = []
     first_t: float | None = None
     while True:

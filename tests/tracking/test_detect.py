@@ -154,3 +154,43 @@ def test_at_ten_samples_per_second_a_lift_after_a_press_settles_once_three_loads
     assert [k for k, _ in settled] == [14]  # loads 12, 13 and 14 agree; reading 15 follows
     assert abs(settled[0][1].change_g + lifted) < 0.15 * SEED
     assert abs(detector.rest - (30.0 - lifted)) < 0.1  # type: ignore[operator]
+
+
+def test_at_rest_the_level_moves_only_by_what_the_accounts_are_told() -> None:
+    """Whatever moves the rest level while no change is reported (drift, creep, re-taking the
+    level after a settle on the ramp) is reported as `tracked_g`, so the referee's accounts
+    follow the cup exactly (its board check compares the two)."""
+    detector = CellDetector(rate_sps=10, seed_g=SEED, noise_g=0.05)
+    loads = [30.0] * 10 + [30.0 + SEED * 1.7] + [30.0 + SEED] * 30
+    trace = noisy(hx711(loads), sigma=0.05)
+    for k, grams in enumerate(trace[:14]):
+        detector.update(k * 0.1, grams)
+    assert not detector.active
+    rest, tracked = detector.rest, detector.tracked_g
+    assert rest is not None
+    for k, grams in enumerate(trace[14:], start=14):
+        assert detector.update(k * 0.1, grams) is None
+    assert detector.rest is not None
+    assert abs((detector.rest - rest) - (detector.tracked_g - tracked)) < 1e-9
+    assert abs(detector.rest - (30.0 + SEED)) < 0.1
+
+
+def test_a_cup_re_zeroed_just_after_a_settle_stays_at_zero() -> None:
+    """The referee re-zeroes a pit it knows is empty (zero tracking). Readings kept from
+    before are in the old zero's terms; they must not pull the new rest level away."""
+    detector = CellDetector(rate_sps=10, seed_g=SEED, noise_g=0.05)
+    loads = [30.0] * 10 + [0.6] * 30  # a lift; the empty cup reads 0.6 g (a tare error)
+    trace = noisy(hx711(loads), sigma=0.05)
+    k = 0
+    while detector.active or k < 11:
+        detector.update(k * 0.1, trace[k])
+        k += 1
+    detector.update(k * 0.1, trace[k])  # one reading on: the level is being re-taken
+    k += 1
+    detector.set_rest(0.0)  # the cup is known to be empty: what it reads is its zero
+    tracked = detector.tracked_g
+    offset = trace[k - 1] - detector.level  # readings from here on, in the new zero's terms
+    for j in range(k, len(trace)):
+        assert detector.update(j * 0.1, trace[j] - offset) is None
+    assert detector.rest is not None and abs(detector.rest) < 0.1
+    assert abs(detector.tracked_g - tracked) < 0.1
