@@ -178,6 +178,7 @@ class Referee:
         # Pits seen being lifted, unexpectedly, before they settled: the carry back to them
         # (counted again from the settled change).
         self.early_lifts: dict[int, Carry] = {}
+        self.dropped: list[RecognisedStep] = []  # see `_feed_dropped`
         self.place_of = self.mapping.place_of
         self.cell_of = self.mapping.cell_of
         self.now = 0.0
@@ -234,6 +235,7 @@ class Referee:
             ):
                 del self.pending[cell]
                 self._explain_late(cell, pending)
+                self._feed_dropped()
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
@@ -1008,6 +1010,15 @@ class Referee:
         cells = back.union(self.strays)
         return any(self._moving(c) for c in cells)
 
+    def _feed_dropped(self) -> None:
+        """Steps dropped by a retraction may fit again once the change is explained another
+        way: the guess was the right step at the wrong moment (a seed the other hand's lift
+        came between, in a simultaneous opening), and the steps after it still stand."""
+        dropped, self.dropped = self.dropped, []
+        for recognised in dropped:
+            if self.game.feed(recognised.step).accepted:
+                self.steps.append(recognised)
+
     def _retract(self, cell: int, tentative: Tentative) -> None:
         """A guessed step did not happen: take it back, keeping the steps seen since.
 
@@ -1021,6 +1032,8 @@ class Referee:
         for recognised in later:
             if self.game.feed(recognised.step).accepted:
                 self.steps.append(recognised)
+            else:
+                self.dropped.append(recognised)
         if tentative.step.kind is not StepKind.SOW:  # no seeds are on their way to a store
             self.carries = [
                 c for c in self.carries if c.flag is not None or c.from_place != tentative.step.at
