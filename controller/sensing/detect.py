@@ -125,9 +125,9 @@ class CellDetector:
         # sooner. None while not known (at rest, or after a missing or dropped sample).
         self.loads: list[float] | None = None
         # Recovering a load amplifies the noise (x4 per reading, and it adds up over the
-        # change: +-1.3 g after five readings with 0.05 g of noise): loads this close are
-        # equal. A seed leaving, or a press, moves a load twice as far.
-        self.loads_g = max(0.5 * seed_g, 30 * noise_g)
+        # change: +-1.5 g after five readings with 0.05 g of noise): loads this close are
+        # equal. A seed leaving, or a press, moves a load further.
+        self.loads_g = max(0.6 * seed_g, 30 * noise_g)
         self.rest: float | None = None
         self.last: float | None = None
         self.active = False

@@ -48,6 +48,7 @@ WRONG_PICKUP = "wrong_pickup"
 MIN_SEED = 0.35
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
 MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not settled
+PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
 
 FLAG_KINDS = (
     WRONG_START,
@@ -384,14 +385,17 @@ class Referee:
         return 0.5 + 3 * self.seed_cv() * math.sqrt(count)
 
     def seed_cv(self) -> float:
-        """Spread of seed masses: from the seeds seen landing one by one, once there are
-        enough of them, else from the start layout's pits."""
+        """Spread of seed masses: from the seeds seen landing one by one, weighed against
+        the start layout's estimate as if that were PRIOR_SEEDS seeds (twenty seeds alone
+        can give half the true spread, and a spread too small calls heavy seeds two)."""
         masses = self.single_seeds
-        if len(masses) < 20:
+        n = len(masses)
+        if n < 5:
             return self.start_cv
-        mean = sum(masses) / len(masses)
-        var = sum((m - mean) ** 2 for m in masses) / (len(masses) - 1)
-        return max(0.03, min(0.3, math.sqrt(var) / mean))
+        mean = sum(masses) / n
+        var = sum((m - mean) ** 2 for m in masses) / (n - 1)
+        cv2 = (n * var / mean**2 + PRIOR_SEEDS * self.start_cv**2) / (n + PRIOR_SEEDS)
+        return max(0.03, min(0.3, math.sqrt(cv2)))
 
     def two_seeds_at(self) -> float:
         """A landing this heavy (in mean seeds) is two seeds, not one heavy seed.
@@ -1045,13 +1049,19 @@ class Referee:
         bound = [c for c in self.carries if c.to_cell == cell]
         if not bound:
             return None
-        for carry in bound:
-            if abs(net_g - carry.mass_g) <= self._carry_slack(carry.mass_g, carry.guessed):
-                return [carry]
-        together = sum(c.mass_g for c in bound)
-        guessed = sum(c.guessed for c in bound)
-        if len(bound) > 1 and abs(net_g - together) <= self._carry_slack(together, guessed):
-            return bound
+        # Each carry alone, or all of them together: the closest fit within its tolerance
+        # (a seed whose mass was assumed widens a carry's tolerance to where two carries
+        # arriving together may fit it too).
+        options = [[carry] for carry in bound] + ([bound] if len(bound) > 1 else [])
+        best: list[Carry] | None = None
+        best_fit = 1.0
+        for option in options:
+            mass = sum(c.mass_g for c in option)
+            fit = abs(net_g - mass) / self._carry_slack(mass, sum(c.guessed for c in option))
+            if fit <= best_fit:
+                best, best_fit = option, fit
+        if best is not None:
+            return best
         if bound[0].flag is not None and MIN_SEED * self.seed_g <= net_g < bound[0].mass_g:
             return [bound[0]]  # lifted seeds put back a few at a time (see `_arrive`)
         return None if strict else bound[:1]
