@@ -1049,10 +1049,10 @@ class Referee:
         bound = [c for c in self.carries if c.to_cell == cell]
         if not bound:
             return None
-        # Each carry alone, or all of them together: the closest fit within its tolerance
-        # (a seed whose mass was assumed widens a carry's tolerance to where two carries
-        # arriving together may fit it too).
-        options = [[carry] for carry in bound] + ([bound] if len(bound) > 1 else [])
+        # Each carry alone, or the first few together (handfuls go in in the order they were
+        # taken): the closest fit within its tolerance (a seed whose mass was assumed widens
+        # a carry's tolerance to where two carries arriving together may fit it too).
+        options = [[carry] for carry in bound] + [bound[:k] for k in range(2, len(bound) + 1)]
         best: list[Carry] | None = None
         best_fit = 1.0
         for option in options:
