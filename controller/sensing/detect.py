@@ -119,15 +119,17 @@ class CellDetector:
         # After a settle on the ramp the cup may still ring a little: the next samples re-take
         # the rest level, and the accounts follow the difference (`tracked_g`).
         self.refine: list[float] | None = None
+        self.refine_g = 0.0  # how far the early level may be off
         # At 10 SPS, the loads the converter averaged, recovered from its readings (each is the
         # mean of the last 4 loads): three equal loads after a fall mean the reading will be
         # that on the next sample. A lift with a press before it settles that way 0.2-0.3 s
         # sooner. None while not known (at rest, or after a missing or dropped sample).
         self.loads: list[float] | None = None
         # Recovering a load amplifies the noise (x4 per reading, and it adds up over the
-        # change: +-1.5 g after five readings with 0.05 g of noise): loads this close are
-        # equal. A seed leaving, or a press, moves a load further.
-        self.loads_g = max(0.6 * seed_g, 30 * noise_g)
+        # change: +-1.3 g after five readings with 0.05 g of noise): loads this close are
+        # equal. A seed leaving, or a press, moves a load twice as far. (0.6 seed let the
+        # loads of a hand letting go pass for equal, and the level was half a seed off.)
+        self.loads_g = max(0.5 * seed_g, 30 * noise_g)
         self.rest: float | None = None
         self.last: float | None = None
         self.active = False
@@ -203,6 +205,10 @@ class CellDetector:
         rest = self.rest
         assert rest is not None
         if not self.active:
+            if self.refine is not None and abs(grams - rest) <= self.refine_g:
+                # Re-taking a level settled early: within its uncertainty this is no change.
+                self._refine(grams)
+                return None
             if abs(grams - rest) > self.onset_g:
                 self.active = True
                 self.onset_t = t
@@ -220,8 +226,6 @@ class CellDetector:
                 step = self.track_rate * (grams - rest)
                 self.rest = rest + step
                 self.tracked_g += step
-            if self.refine is not None:
-                self._refine(grams)
             return None
         self.since_onset += 1
         if abs(grams - rest) > abs(self.peak):
@@ -236,7 +240,8 @@ class CellDetector:
                 and max(last) - min(last) <= self.loads_g
                 and level - rest < -self.onset_g
             ):
-                return self._settle(t, level, rest, early=True)
+                # Recovered loads are noisy (see loads_g): the readings re-take the level.
+                return self._settle(t, level, rest, early=True, within_g=self.loads_g)
         ramp = self.ramp
         if ramp is not None:
             ramp.append(grams)
@@ -246,23 +251,24 @@ class CellDetector:
                     # The landing's ring adds to the first sample of the ramp (and so to the
                     # 4th), not to the last step of it: take that excess off the level.
                     level = grams - ((ramp[0] - rest) - (ramp[3] - ramp[2]))
-                    return self._settle(t, level, rest, early=True)
+                    return self._settle(t, level, rest, early=True, within_g=self.settle_g)
         window = self.window
         if (
             self.since_onset >= self.min_active
             and len(window) == window.maxlen
             and max(window) - min(window) <= self.settle_g
         ):
-            return self._settle(t, sum(window) / len(window), rest, early=False)
+            return self._settle(t, sum(window) / len(window), rest, early=False, within_g=0.0)
         return None
 
-    def _settle(self, t: float, level: float, rest: float, early: bool) -> Settled:
+    def _settle(self, t: float, level: float, rest: float, early: bool, within_g: float) -> Settled:
         """Come to rest at `level`. Settled `early` (before the readings agree), the next
         readings re-take the level (see `_refine`)."""
         self.active = False
         self.rest = level
         self.ramp = self.loads = None
         self.refine = [] if early else None
+        self.refine_g = within_g
         return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
 
     def _recover_load(self, reading: float) -> None:
@@ -317,7 +323,7 @@ class CellDetector:
             return
         self.refine = None
         step = sum(refine) / len(refine) - self.rest
-        if abs(step) <= self.settle_g:
+        if abs(step) <= self.refine_g:
             self.rest += step
             self.tracked_g += step
 
