@@ -130,6 +130,7 @@ class CellDetector:
         # equal. A seed leaving, or a press, moves a load twice as far. (0.6 seed let the
         # loads of a hand letting go pass for equal, and the level was half a seed off.)
         self.loads_g = max(0.5 * seed_g, 30 * noise_g)
+        self.loads4_g = max(0.6 * seed_g, 36 * noise_g)
         self.rest: float | None = None
         self.last: float | None = None
         self.active = False
@@ -233,15 +234,18 @@ class CellDetector:
         loads = self.loads
         if loads is not None:
             self._recover_load(grams)
-            last = loads[-(SETTLE_STEPS - 1) :]
-            level = sum(last) / len(last)
-            if (
-                len(loads) >= 2 * (SETTLE_STEPS - 1)
-                and max(last) - min(last) <= self.loads_g
-                and level - rest < -self.onset_g
-            ):
-                # Recovered loads are noisy (see loads_g): the readings re-take the level.
-                return self._settle(t, level, rest, early=True, within_g=self.loads_g)
+            # Three loads that agree within loads_g, or four within a little more (their
+            # noise grows: one more agreeing load is the evidence for the wider bound).
+            for count, within in ((SETTLE_STEPS - 1, self.loads_g), (SETTLE_STEPS, self.loads4_g)):
+                last = loads[-count:]
+                level = sum(last) / count
+                if (
+                    len(loads) >= SETTLE_STEPS - 1 + count
+                    and max(last) - min(last) <= within
+                    and level - rest < -self.onset_g
+                ):
+                    # Recovered loads are noisy: the readings re-take the level.
+                    return self._settle(t, level, rest, early=True, within_g=within)
         ramp = self.ramp
         if ramp is not None:
             ramp.append(grams)
