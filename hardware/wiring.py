@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -81,6 +82,21 @@ def capacity(grams: float) -> str:
     return f"{grams / 1000:g} kg" if grams >= 1000 else f"{grams:g} g"
 
 
+def cell_table(board: Board, dout: Callable[[int], str]) -> list[str]:
+    """The table of a board's cells, with where each HX711's DOUT goes (`dout(cell)`)."""
+    rows = [
+        "| cell | place | load cell | HX711 DOUT to | LEDs |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for spec in board.cells:
+        leds = ", ".join(map(str, spec.leds))
+        rows.append(
+            f"| {spec.cell} | {place_name(board, spec.cell)} | {capacity(spec.capacity_g)}"
+            f" | {dout(spec.cell)} | {leds} |"
+        )
+    return rows
+
+
 def board_section(board: Board, pinmap: ModuleType) -> list[str]:
     n = len(board.cells)
     out = [f"## {board.name}: {board.description}", ""]
@@ -101,16 +117,7 @@ def board_section(board: Board, pinmap: ModuleType) -> list[str]:
             "",
         ]
     else:
-        out += [
-            "| cell | place | load cell | HX711 DOUT to | LEDs |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for spec in board.cells:
-            leds = ", ".join(map(str, spec.leds))
-            out.append(
-                f"| {spec.cell} | {place_name(board, spec.cell)} | {capacity(spec.capacity_g)}"
-                f" | {gpio(PI_DOUT_GPIOS[spec.cell])} | {leds} |"
-            )
+        out += cell_table(board, lambda cell: gpio(PI_DOUT_GPIOS[cell]))
         uart = sorted({14, 15} & set(PI_DOUT_GPIOS[:n]))
         out += [
             "",
@@ -129,16 +136,7 @@ def board_section(board: Board, pinmap: ModuleType) -> list[str]:
     if n > pinmap.DOUT_LINES:
         out += [f"Not possible: the Pico has {pinmap.DOUT_LINES} DOUT lines, this board {n}.", ""]
     else:
-        out += [
-            "| cell | place | load cell | HX711 DOUT to | LEDs |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for spec in board.cells:
-            leds = ", ".join(map(str, spec.leds))
-            out.append(
-                f"| {spec.cell} | {place_name(board, spec.cell)} | {capacity(spec.capacity_g)}"
-                f" | Pico {gp(pinmap.DOUT_FIRST_GP + spec.cell)} | {leds} |"
-            )
+        out += cell_table(board, lambda cell: f"Pico {gp(pinmap.DOUT_FIRST_GP + cell)}")
         out += [
             "",
             f"Every HX711's SCK: Pico {gp(pinmap.SCK_GP)}; every HX711's RATE: Pico"

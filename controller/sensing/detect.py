@@ -113,7 +113,7 @@ class CellDetector:
         # converter has followed a single step completely on its 4th sample (50 % on the 2nd):
         # a rise or fall that ramps like one step is settled there, 0.3-0.4 s after it
         # happened. Anything else (a press then a lift, two seeds in a row) waits as before.
-        self.ramp_settle = slow_rate(rate_sps)
+        self.slow = slow_rate(rate_sps)
         self.move_g = max(4 * noise_g, 0.1 * seed_g)  # a first ramp sample moves this much
         self.ramp: list[float] | None = None
         # After a settle on the ramp the cup may still ring a little: the next samples re-take
@@ -216,7 +216,7 @@ class CellDetector:
                 self.peak = grams - rest
                 self.since_onset = 1
                 self.refine = None
-                if self.ramp_settle:
+                if self.slow:
                     self.ramp = self._ramp_start(grams - rest)
                     self.loads = [rest] * (SETTLE_STEPS - 1)
                     for value in self.ramp:

@@ -117,12 +117,8 @@ class Pending:
     last_t: float
     net_g: float
     level_g: float
+    onset_t: float  # when the cup began to move (the first change's onset)
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
-    onset_t: float | None = None  # when the cup began to move (the first change's onset)
-
-    @property
-    def began(self) -> float:
-        return self.first_t if self.onset_t is None else self.onset_t
 
 
 @dataclass
@@ -217,7 +213,7 @@ class Referee:
                 pending = self.pending.get(event.cell)
                 if pending is None:
                     self.pending[event.cell] = Pending(
-                        t, t, event.change_g, event.level_g, onset_t=event.onset_t
+                        t, t, event.change_g, event.level_g, event.onset_t
                     )
                 else:
                     pending.last_t = t
@@ -449,6 +445,8 @@ class Referee:
         fell there must pick it up again (a relay) or capture, the other may start a new
         move from any pit. The hand that must is the likelier one."""
         steps = self.game.expected()
+        if len(self.game.active_players()) < 2:
+            return steps  # one hand: nothing to choose between (and this runs every frame)
         hands = self.game.hands
         return sorted(steps, key=lambda s: hands[s.player].phase is Phase.START)
 
@@ -676,7 +674,7 @@ class Referee:
                     # sowing on as seeds are put back): judged in turn with the others.
                     self._arrive(carries, t, carried)
                     self.pending[cell] = Pending(
-                        t, t, pending.net_g - carried, pending.level_g, onset_t=pending.onset_t
+                        t, t, pending.net_g - carried, pending.level_g, pending.onset_t
                     )
                     return True
                 self._arrive(carries, t, pending.net_g)
@@ -997,11 +995,11 @@ class Referee:
         """Did a cup with a stray start moving before this change began? Then the stray is
         being taken back (perhaps into this cup). A stray cup that only starts moving after
         is the hand going on (a spare in the gap, then the last seed's capture)."""
-        began = pending.began
+        began = pending.onset_t
         for cell in self.strays:
             detector = self.detector.cells[cell]
             waiting = self.pending.get(cell)
-            if waiting is not None and waiting.began < began:
+            if waiting is not None and waiting.onset_t < began:
                 return True
             if detector.active and detector.onset_t < began:
                 return True
