@@ -21,7 +21,9 @@ Two clocks decide when a change is acted on:
 
 from __future__ import annotations
 
+import copy
 import math
+from collections.abc import Hashable
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
@@ -30,6 +32,8 @@ from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
+
+from .orders import OrderSearch
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
 WRONG_START = "wrong_start"
@@ -46,9 +50,16 @@ WRONG_PICKUP = "wrong_pickup"
 # A single natural seed weighs at least this many mean seeds (CV 15 %: 4 sigma below the mean;
 # HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
 MIN_SEED = 0.35
+# One seed is N(1, cv) mean seeds, two are N(2, cv * sqrt 2): as many standard deviations from
+# either at 1 + 1 / (1 + sqrt 2), whatever the spread. Where both hands' seeds are due (a
+# simultaneous opening) two are no rarer than one heavy seed, so the line is drawn there.
+TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
+STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not settled
 PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
+
+TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)  # steps that empty a pit
 
 FLAG_KINDS = (
     WRONG_START,
@@ -193,11 +204,31 @@ class Referee:
         self.single_seeds: list[float] = []  # masses of seeds seen landing one by one
         self.last_landing: dict[int, tuple[float, float]] = {}  # cell -> (t, grams)
         self._last_expected: tuple[Place, ...] = ()
+        # Steps of both hands due at one place (a simultaneous opening): whose it was is a
+        # choice the weights cannot make. The likelier is taken (see `_expected_in_turn`);
+        # `orders` keeps what it needs to take the other later (see orders.py).
+        self.choices: list[tuple[int, int]] = []  # this frame's choices: (options, taken)
+        self.forced: list[int] = []  # the option to take at each choice (a replay)
+        self._answers: dict[Hashable, int] = {}
+        self.orders: OrderSearch | None = (
+            OrderSearch() if self.rules.options.simultaneous_opening else None
+        )
         self._publish(0.0)
 
     # -- entry point ----------------------------------------------------------------------------
 
     def process(self, frame: Frame) -> None:
+        orders = self.orders
+        if orders is None:
+            self.follow(frame)
+        else:
+            orders.process(self, frame)  # which calls `follow`, and may try other orders
+
+    def follow(self, frame: Frame) -> None:
+        """Take one frame, making the likelier (or `forced`) choice wherever both hands
+        are due at one place."""
+        self.choices = []
+        self._answers = {}
         t = self.now = frame.t
         blocked = self._blocked()
         self._sensor_faults(frame)
@@ -242,6 +273,29 @@ class Referee:
             self._check_at_rest(t)
         self._publish(t)
 
+    def snapshot(self) -> Referee:
+        """A copy to replay frames on: it shares the rules, the board mapping and the steps
+        taken so far (they never change), and follows no orders of its own."""
+        memo: dict[int, Any] = {
+            id(self.rules): self.rules,
+            id(self.mapping): self.mapping,
+            id(self.place_of): self.place_of,
+            id(self.cell_of): self.cell_of,
+            id(self.orders): None,
+        }
+        for recognised in self.steps:
+            memo[id(recognised)] = recognised
+        return copy.deepcopy(self, memo)
+
+    def adopt(self, other: Referee) -> None:
+        """Take on the state of `other`, a snapshot that replayed the same frames another way
+        (see orders.py). Whoever holds this referee sees the change as steps taken back and
+        others taken, and the next places are published again."""
+        orders, publications = self.orders, self.publications
+        self.__dict__.update(vars(other))
+        self.orders = orders
+        self.publications = max(publications, other.publications) + 1
+
     # -- early landings -------------------------------------------------------------------------
 
     def _early_landings(self, t: float) -> None:
@@ -261,34 +315,43 @@ class Referee:
             self._early_wrong_lift(t)
 
     def _early_step(self, t: float) -> bool:
-        for step in self._expected_in_turn():
-            if step.at is None:
+        for due in self._expected_in_turn():
+            if due.at is None:
                 continue
-            cell = self.cell_of[step.at]
+            cell = self.cell_of[due.at]
             if cell in self.tentative or cell in self.pending:
                 continue
             detector = self.detector.cells[cell]
             if not detector.active:
                 continue
             before = self.game.copy()
-            if step.kind is StepKind.SOW:
-                if detector.rise > 0.5 * self.seed_g and self.game.feed(step).accepted:
-                    self.steps.append(RecognisedStep(t, step))
-                    self.tentative[cell] = Tentative(t, before, step)
-                    return True
+            if due.kind is StepKind.SOW:
+                if detector.rise > 0.5 * self.seed_g and not self._lift_due(due.at):
+                    step = self._expected_at(due.at, StepKind.SOW)  # both hands may be due
+                    if step is not None and self.game.feed(step).accepted:
+                        self.steps.append(RecognisedStep(t, step))
+                        self.tentative[cell] = Tentative(t, before, step)
+                        return True
                 continue
             content = self.expected_g[cell]
             if content is None or content < MIN_SEED * self.seed_g:
                 continue
             # Two samples on: a glitch that happens to read near the truth is one sample.
-            if (
-                detector.since_onset >= 2
-                and detector.rise < -0.6 * content
-                and self._feed_take(step, cell, step.at, content, t)
-            ):
-                self.tentative[cell] = Tentative(t, before, step)
-                return True
+            if detector.since_onset >= 2 and detector.rise < -0.6 * content:
+                step = self._expected_at(due.at, *TAKES)
+                if step is not None and self._feed_take(step, cell, due.at, content, t):
+                    self.tentative[cell] = Tentative(t, before, step)
+                    return True
         return False
+
+    def _lift_due(self, place: Place) -> bool:
+        """Must the other hand lift this pit (a relay or capture, in a simultaneous opening)?
+        Then a rise may be its grab pressing first, not a seed: the settled change tells."""
+        hands = self.game.hands
+        return any(
+            s.at == place and s.kind in TAKES and hands[s.player].phase is not Phase.START
+            for s in self.game.expected()
+        )
 
     def _early_wrong_lift(self, t: float) -> None:
         """Flag a pit that no step expects as soon as most of its seeds are seen leaving.
@@ -415,6 +478,15 @@ class Referee:
             return 0
         return 1 if n < self.two_seeds_at() else max(2, round(n))
 
+    def _landed_here(self, n: float, place: Place | None) -> int:
+        """Seeds in a landing of `n` mean seeds at `place`, where one hand's seed was just
+        taken. If the other hand's seed is due there too (a simultaneous opening), two seeds
+        are likelier than one heavy seed from TWO_HANDS_TWO_AT on."""
+        landed = self._landed(n)
+        if landed == 1 and n >= TWO_HANDS_TWO_AT and self._expected_at(place, StepKind.SOW):
+            return 2
+        return landed
+
     def _plausible_seed(self, n: float) -> bool:
         """A landing of `n` mean seeds may be one seed: any lighter than a mean seed (natural
         seeds can weigh half the mean), a heavier one only if it is not between one seed and
@@ -431,12 +503,38 @@ class Referee:
         return level_g < MIN_SEED * self.seed_g
 
     def _expected_at(self, place: Place | None, *kinds: StepKind) -> Step | None:
+        """The step expected at `place` of one of `kinds`; if both hands have one, the
+        likelier hand's (or, replaying, the one `forced`)."""
         if place is None:
             return None
+        found: list[Step] = []
         for step in self._expected_in_turn():
-            if step.at == place and step.kind in kinds:
-                return step
-        return None
+            if (
+                step.at == place
+                and step.kind in kinds
+                and all(other.player != step.player for other in found)
+            ):
+                found.append(step)
+        if len(found) < 2:
+            return found[0] if found else None
+        return self._choose(tuple(found))
+
+    def _choose(self, options: tuple[Step, ...]) -> Step:
+        """One of the steps of both hands due at one place (see `_decide`)."""
+        return options[self._decide(options, len(options))]
+
+    def _decide(self, question: Hashable, count: int) -> int:
+        """Which of `count` explanations the weights cannot tell apart (whose seed fell
+        first, in a simultaneous opening) to follow: option 0, the likelier, unless a replay
+        forces another (orders.py). The same question gets the same answer for the rest of
+        the frame."""
+        answer = self._answers.get(question)
+        if answer is None:
+            k = len(self.choices)
+            answer = min(self.forced[k], count - 1) if k < len(self.forced) else 0
+            self.choices.append((count, answer))
+            self._answers[question] = answer
+        return answer
 
     def _expected_in_turn(self) -> list[Step]:
         """The expected steps, those of a hand in the middle of its move first.
@@ -491,14 +589,15 @@ class Referee:
             self._emptied(cell)
             return True
         if cell in self.tentative:
-            if self._one_seed(n) and self._plausible_seed(n):
+            landed = self._landed_here(n, place)
+            if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
                 self._seed_seen(cell, pending.net_g, t)
                 del self.tentative[cell]
                 return True
             if self._landed_then_taken(cell, self.tentative[cell], pending):
                 del self.tentative[cell]
                 return True
-            if self._landed(n) == 2 and self._whole_seeds(n):
+            if landed == 2 and self._whole_seeds(n):
                 # Two seeds where one was due: flag it now. (More is left to the late
                 # judgement: a hand pressing on the cup to pick it up weighs 4-11 seeds.)
                 del self.tentative[cell]
@@ -519,10 +618,9 @@ class Referee:
             flag.resolved_t = t
             self._take(cell, place, lifted - pending.net_g, t)
             return True
-        takes = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
         if n < -MIN_SEED and empty and self._sown_then_taken(cell, place, pending):
             return True
-        if n < -MIN_SEED and empty and self._expected_at(place, *takes):
+        if n < -MIN_SEED and empty and self._expected_at(place, *TAKES):
             self._take(cell, place, -pending.net_g, t)
             return True
         if (
@@ -532,7 +630,7 @@ class Referee:
             and cell not in self.partial
             and self._left_seeds(pending)
         ):
-            take = self._expected_at(place, *takes)
+            take = self._expected_at(place, *TAKES)
             if take is not None:
                 # Seeds lifted from the expected pit, whole seeds left in it: the rest must
                 # follow. At 10 SPS a level that settled has held for 0.3 s, longer than the
@@ -680,7 +778,7 @@ class Referee:
                 self._arrive(carries, t, pending.net_g)
                 return True
             if not self._blocked() and self._sow(place, t):
-                landed = self._landed(n)
+                landed = self._landed_here(n, place)
                 # In a simultaneous opening both hands may have sown here at once.
                 while landed >= 2 and self._sow(place, t):
                     landed -= 1
@@ -694,7 +792,7 @@ class Referee:
             return True
         if self._taken_then_sown(cell, place, pending):
             return True  # the other hand's seed was due here after all (it settled since)
-        take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        take = self._expected_at(place, *TAKES)
         landing = self.last_landing.get(cell)
         if (
             k == 1
@@ -723,7 +821,7 @@ class Referee:
     def _seeds_landed(self, cell: int, place: Place | None, pending: Pending, t: float) -> None:
         """Seeds landed where one was taken early: one seed, or one per hand due there (a
         simultaneous opening), the rest extra."""
-        landed = self._landed(self._seeds(pending.net_g))
+        landed = self._landed_here(self._seeds(pending.net_g), place)
         while landed >= 2 and self._sow(place, t):
             landed -= 1  # the other hand's seed, in a simultaneous opening
         if landed >= 2:
@@ -747,7 +845,7 @@ class Referee:
         before = tentative.before.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
-        if not self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
+        if not self._expected_at(place, *TAKES):
             return False
         self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
         return True
@@ -817,7 +915,7 @@ class Referee:
         self, cell: int, place: Place | None, lifted_g: float, t: float, guessed: int = 0
     ) -> None:
         """The expected pit was emptied: a pickup, or the hand taking a capture or sweep."""
-        step = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        step = self._expected_at(place, *TAKES)
         if step is None or place is None:
             return
         self._feed_take(step, cell, place, lifted_g, t, guessed)
@@ -832,6 +930,16 @@ class Referee:
     def _feed_take(
         self, step: Step, cell: int, place: Place, lifted_g: float, t: float, guessed: int = 0
     ) -> bool:
+        sow = self._expected_at(place, StepKind.SOW)
+        if sow is not None and sow.player != step.player and self._decide((cell, step), 2):
+            # The other hand's seed is due here too (a simultaneous opening). The lift nets
+            # the same whether that seed fell in just before and went with the rest, or is
+            # still to come: what the hands do next tells (see `_decide`).
+            trial = self.game.copy()
+            if trial.feed(sow).accepted and trial.feed(step).accepted:
+                self._sow(place, t)
+                lifted_g += self.seed_g
+                guessed += 1
         count = self.game.board[self.rules.index_of(place)]
         if not self.game.feed(step).accepted:
             return False
@@ -850,17 +958,15 @@ class Referee:
         sow = self._expected_at(place, StepKind.SOW)
         if sow is None or place is None:
             return False
-        if self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP):
-            # The other hand (a simultaneous opening) may take the pit as it is: the same net
-            # change, and the seed, if it comes, is its own change after.
+        if self._expected_at(place, *TAKES):
+            # The other hand (a simultaneous opening) may take the pit: see `_feed_take`.
             return False
         before = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
         trial = self.game.copy()
         trial.feed(sow)
-        takes = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
-        if not any(s.at == place and s.kind in takes for s in trial.expected()):
+        if not any(s.at == place and s.kind in TAKES for s in trial.expected()):
             return False
         self._sow(place, pending.last_t)
         self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
@@ -944,7 +1050,7 @@ class Referee:
         relay) and the other's seed fell in just after, so the pit holds that one seed."""
         if place is None or len(self.game.active_players()) < 2:
             return False
-        take = self._expected_at(place, StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+        take = self._expected_at(place, *TAKES)
         sow = self._expected_at(place, StepKind.SOW)
         if take is None or sow is None or take.player == sow.player:
             return False
@@ -1240,6 +1346,18 @@ class Referee:
         if expected != self._last_expected:
             self._last_expected = expected
             self.publications += 1
+
+    def doubts(self) -> int:
+        """What speaks against the steps taken: flags raised for what the hands did (a
+        sensor's fault is no judgement of them), and seeds that should be in a hand while the
+        board has rested for STALL_S (a seed taken for a step still to come)."""
+        flags = sum(1 for f in self.flags if f.kind != SENSOR_FAULT)
+        stalled = (
+            self.now - self.last_activity >= STALL_S
+            and self.detector.at_rest()
+            and any(hand.seeds for hand in self.game.hands)
+        )
+        return flags + stalled
 
     def active_flags(self) -> list[Flag]:
         return [f for f in self.flags if f.active]

@@ -1,0 +1,156 @@
+"""Whose seed came first: following the other order of a simultaneous opening.
+
+In a simultaneous congkak opening both hands may sow into one cup, or one may lift a pit the
+other sows into, a few milliseconds apart. The weights cannot say whose seed fell first, yet the
+rules' outcome depends on it (RULES.md, `simultaneous_opening`: "as the seeds actually fall"):
+a last seed that lands in an empty own pit captures, one that lands after the other hand's seed
+relays; a seed that fell in just before the other hand lifted the pit went with the rest. The
+referee takes the likelier answer at once (`Referee._decide`) and goes on. A wrong one shows
+itself later: a flag on a correct opening, or a hand that should still hold seeds resting.
+
+`OrderSearch` keeps what it takes to answer again then: the frames since both hands began,
+copies of the referee taken now and then (one a second), and where the choices were made. When
+a frame adds such a doubt, the other answers of the recent choices are replayed over the same
+frames, from a copy of the referee before that choice; one that explains them with fewer doubts
+is taken instead, before the flag is ever shown. Until then it costs a copy of the referee a
+second; it stops once the opening has been over for SEARCH_S.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from controller.sensing.frames import Frame
+
+if TYPE_CHECKING:
+    from .referee import Referee
+
+SEARCH_S = 8.0  # choices this recent are answered again when a doubt arises
+COPY_EVERY_S = 1.0  # how often the referee is copied (a replay starts from the latest copy)
+MAX_REPLAYED = 4000  # frames replayed in one search at most (about 0.2 s of this machine)
+
+
+@dataclass
+class Choice:
+    """The choices made in one frame: how many answers each had, and which was taken."""
+
+    frame: int  # the frame's number, counted from the first frame of the two hands
+    answers: list[int]
+    taken: list[int]
+
+
+@dataclass
+class OrderSearch:
+    following: bool = False  # are two hands (or what they left in doubt) being followed?
+    frames: list[Frame] = field(default_factory=list)  # frames[i] is frame number first + i
+    first: int = 0
+    choices: list[Choice] = field(default_factory=list)
+    states: dict[int, Referee] = field(default_factory=dict)  # before frame i, this path
+    searches: int = 0
+    replayed: int = 0
+    taken_back: int = 0  # choices answered again by a search
+    budget: int = 0  # frames the search under way may still replay
+
+    def process(self, referee: Referee, frame: Frame) -> None:
+        if not self.following:
+            if len(referee.game.active_players()) < 2:
+                referee.follow(frame)
+                return
+            self.following, self.first, self.frames = True, 0, []
+            self.choices, self.states = [], {}
+        k = self.first + len(self.frames)
+        latest = max(self.states, default=None)
+        if latest is None or frame.t - self._frame(latest).t >= COPY_EVERY_S:
+            self.states[k] = referee.snapshot()
+        self.frames.append(frame)
+        doubts = referee.doubts()
+        referee.follow(frame)
+        if referee.choices:
+            self.choices.append(_choice(k, referee))
+        if referee.doubts() > doubts:
+            self._search(referee, k)
+        self._forget(referee, frame.t)
+
+    def _frame(self, k: int) -> Frame:
+        return self.frames[k - self.first]
+
+    def _forget(self, referee: Referee, now: float) -> None:
+        """Drop what no search can need any more: choices older than SEARCH_S, and the
+        frames and copies before them; everything, once the opening is that long over."""
+        last = self._frame(self.choices[-1].frame).t if self.choices else self.frames[0].t
+        if len(referee.game.active_players()) < 2 and now - last > SEARCH_S:
+            self.following = False
+            self.frames, self.choices, self.states = [], [], {}
+            return
+        if len(self.frames) % 256:
+            return  # (now and then is enough)
+        self.choices = [c for c in self.choices if now - self._frame(c.frame).t <= SEARCH_S]
+        oldest = self.choices[0].frame if self.choices else self.first + len(self.frames) - 1
+        keep = max((i for i in self.states if i <= oldest), default=self.first)
+        self.states = {i: s for i, s in self.states.items() if i >= keep}
+        del self.frames[: keep - self.first]
+        self.first = keep
+
+    def _search(self, referee: Referee, k: int) -> None:
+        """Replay the other answers of each recent choice (the latest first) up to frame `k`;
+        take the first that leaves fewer doubts than the answers followed."""
+        self.searches += 1
+        doubts = referee.doubts()
+        self.budget = MAX_REPLAYED
+        now = self._frame(k).t
+        for choice in reversed(self.choices):
+            if now - self._frame(choice.frame).t > SEARCH_S:
+                return
+            before = self._state_before(choice.frame)
+            if before is None:
+                return
+            for i, answers in enumerate(choice.answers):
+                for answer in range(answers):
+                    if answer == choice.taken[i]:
+                        continue
+                    if self.budget < k + 1 - choice.frame:
+                        return
+                    forced = {choice.frame: [*choice.taken[:i], answer]}
+                    trial, made = self._replay(before, choice.frame, k + 1, forced)
+                    if trial.doubts() < doubts:
+                        self.taken_back += 1
+                        referee.adopt(trial)
+                        self.choices = [c for c in self.choices if c.frame < choice.frame] + made
+                        self.states = {i: s for i, s in self.states.items() if i <= choice.frame}
+                        return
+
+    def _state_before(self, k: int) -> Referee | None:
+        """The referee as it was before frame `k` on the answers followed (replayed from the
+        latest copy before it, and kept); None if that is over the search's budget."""
+        state = self.states.get(k)
+        if state is not None:
+            return state
+        start = max((i for i in self.states if i < k), default=None)
+        if start is None or self.budget < k - start:
+            return None
+        forced = {c.frame: c.taken for c in self.choices}
+        state, _ = self._replay(self.states[start], start, k, forced)
+        self.states[k] = state
+        return state
+
+    def _replay(
+        self, origin: Referee, start: int, stop: int, forced: dict[int, list[int]]
+    ) -> tuple[Referee, list[Choice]]:
+        """A copy of `origin` run over frames start..stop-1, giving the `forced` answers (the
+        likelier one to a choice not listed); with the choices it made."""
+        referee = origin.snapshot()
+        made: list[Choice] = []
+        for k in range(start, stop):
+            referee.forced = forced.get(k, [])
+            referee.follow(self._frame(k))
+            if referee.choices:
+                made.append(_choice(k, referee))
+        referee.forced = []
+        self.replayed += stop - start
+        self.budget -= stop - start
+        return referee, made
+
+
+def _choice(k: int, referee: Referee) -> Choice:
+    return Choice(k, [n for n, _ in referee.choices], [taken for _, taken in referee.choices])
