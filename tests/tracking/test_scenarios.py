@@ -143,3 +143,44 @@ def test_simultaneous_opening_two_hands_on_one_board() -> None:
     assert {tuple(p["at"]) for p in pickups[:2]} == {(0, 3), (1, 2)}
     game_after = simulation.player.game
     assert result["belief"]["to_move"] == game_after.to_move
+
+
+def _together(simulation: Any, within_s: float) -> set[tuple[str, str]]:
+    """What the two hands did at one cup within `within_s` of each other: (first action,
+    second action), e.g. ("drop", "drop") or ("grab", "drop")."""
+    actions = [(a.t, a.action.to_json()) for a in simulation.world.log]
+    out: set[tuple[str, str]] = set()
+    for k, (t, first) in enumerate(actions):
+        at = first.get("at", first.get("from"))
+        for t2, second in actions[k + 1 :]:
+            if t2 - t > within_s:
+                break
+            if second.get("at", second.get("from")) == at and second["hand"] != first["hand"]:
+                out.add((first["action"], second["action"]))
+    return out
+
+
+# (scenario, what the hands do at one cup that weights cannot order)
+ORDER_CASES = {
+    # Hand 1's last seed lands in its empty pit 10 ms before hand 0's seed: a capture (of
+    # both seeds), not a relay. Which came first shows only in what hand 1 does next.
+    "congkak_simultaneous_capture_or_relay": ("drop", "drop"),
+    # Hand 0's seed falls into the pit hand 1 is lifting (1 ms after the grab began) and
+    # goes with the rest: the lift nets the same as if that seed were still to come.
+    "congkak_simultaneous_seed_taken_along": ("grab", "drop"),
+    # Hand 1's seed lands where hand 0's last seed just made a capture, and hand 0 takes
+    # both: nothing after says so but that hand 1 then rests with no seed left to sow.
+    "congkak_simultaneous_capture_takes_other_seed": ("drop", "move"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDER_CASES))
+def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(name: str) -> None:
+    """RULES.md 3, `simultaneous_opening`: each hand sows by its own rules "as the seeds
+    actually fall". Where two hands act on one cup too close together for the weights to
+    order, the referee takes the likelier order and answers again when the hands show
+    otherwise (tracking/orders.py): no flag, and the belief ends as the truth."""
+    result, simulation = _run(name)
+    assert ORDER_CASES[name] in _together(simulation, 0.35), "the case is gone"
+    assert result["flags"] == []
+    _same_as_truth(result)
