@@ -852,17 +852,27 @@ class Referee:
 
     def _landed_then_taken(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """The guessed seed landed and the pit was emptied (a relay pickup or a capture) before
-        the landing could settle on its own: the net change is the pit's old content taken."""
+        the landing could settle on its own: the net change is the pit's old content taken.
+        In a simultaneous opening the other hand's seed may have fallen in after the lift: the
+        pit then holds that one seed."""
         place = self.place_of.get(cell)
-        if place is None or not self._empty(pending.level_g):
+        if place is None:
+            return False
+        after = 0 if self._empty(pending.level_g) else 1
+        if after and not self._one_seed(self._seeds(pending.level_g)):
             return False
         before = tentative.before.board[self.rules.index_of(place)]
-        if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
+        if abs(self._seeds(pending.net_g) + before - after) > self._tolerance(before):
             return False
-        if not self._expected_at(place, *TAKES):
+        take = self._expected_at(place, *TAKES)
+        if take is None:
             return False
-        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
-        return True
+        t = pending.last_t
+        if not after:
+            self._take(cell, place, self.seed_g - pending.net_g, t, guessed=1)
+            return True
+        lifted_g = pending.level_g - pending.net_g + self.seed_g  # the pit before, the seed
+        return self._taken_then_other_seed(cell, place, take, lifted_g, pending, guessed=1)
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -942,9 +952,16 @@ class Referee:
         self.expected_g[cell] = 0.0
 
     def _feed_take(
-        self, step: Step, cell: int, place: Place, lifted_g: float, t: float, guessed: int = 0
+        self,
+        step: Step,
+        cell: int,
+        place: Place,
+        lifted_g: float,
+        t: float,
+        guessed: int = 0,
+        seed_before: bool = True,
     ) -> bool:
-        sow = self._expected_at(place, StepKind.SOW)
+        sow = self._expected_at(place, StepKind.SOW) if seed_before else None
         if sow is not None and sow.player != step.player and self._decide((cell, step), 2):
             # The other hand's seed is due here too (a simultaneous opening). The lift nets
             # the same whether that seed fell in just before and went with the rest, or is
@@ -1065,22 +1082,36 @@ class Referee:
         if place is None or len(self.game.active_players()) < 2:
             return False
         take = self._expected_at(place, *TAKES)
-        sow = self._expected_at(place, StepKind.SOW)
-        if take is None or sow is None or take.player == sow.player:
-            return False
-        if not self._one_seed(self._seeds(pending.level_g)):
+        if take is None or not self._one_seed(self._seeds(pending.level_g)):
             return False
         count = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + count - 1) > self._tolerance(count):
             return False
+        # What was lifted: the pit's content before (its level less the net change).
+        lifted_g = pending.level_g - pending.net_g
+        return self._taken_then_other_seed(cell, place, take, lifted_g, pending)
+
+    def _taken_then_other_seed(
+        self,
+        cell: int,
+        place: Place,
+        take: Step,
+        lifted_g: float,
+        pending: Pending,
+        guessed: int = 0,
+    ) -> bool:
+        """Take the pit, then the other hand's seed that fell in after it. The cup is not
+        empty (the seed is in it), so its zero stays."""
+        sow = self._expected_at(place, StepKind.SOW)
+        if sow is None or sow.player == take.player:
+            return False
         trial = self.game.copy()
         if not (trial.feed(take).accepted and trial.feed(sow).accepted):
             return False
-        # What was lifted: the pit's content before (its level less the net change). The cup
-        # is not empty (the seed is in it), so its zero stays.
-        self._feed_take(take, cell, place, pending.level_g - pending.net_g, pending.last_t)
+        t = pending.last_t
+        self._feed_take(take, cell, place, lifted_g, t, guessed, seed_before=False)
         self.expected_g[cell] = pending.level_g
-        return self._sow(place, pending.last_t)
+        return self._sow(place, t)
 
     def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.
