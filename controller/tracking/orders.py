@@ -51,6 +51,7 @@ class OrderSearch:
     replayed: int = 0
     taken_back: int = 0  # choices answered again by a search
     budget: int = 0  # frames the search under way may still replay
+    made: list[Choice] = field(default_factory=list)  # the choices of the last replay tried
 
     def process(self, referee: Referee, frame: Frame) -> None:
         if not self.following:
@@ -94,31 +95,67 @@ class OrderSearch:
 
     def _search(self, referee: Referee, k: int) -> None:
         """Replay the other answers of each recent choice (the latest first) up to frame `k`;
-        take the first that leaves fewer doubts than the answers followed."""
+        take the first that leaves fewer doubts than the answers followed. If none does, try
+        two answers changed: one of those, and one of the choices its replay made after it
+        (a hand that was first at one cup is often first at the next as well, and a choice
+        can arise only once an earlier one is answered the other way)."""
         self.searches += 1
         doubts = referee.doubts()
         self.budget = MAX_REPLAYED
         now = self._frame(k).t
+        tried: list[tuple[int, Referee, dict[int, list[int]], list[Choice]]] = []
         for choice in reversed(self.choices):
             if now - self._frame(choice.frame).t > SEARCH_S:
-                return
+                break
             before = self._state_before(choice.frame)
             if before is None:
-                return
+                break
             for i, answers in enumerate(choice.answers):
                 for answer in range(answers):
                     if answer == choice.taken[i]:
                         continue
-                    if self.budget < k + 1 - choice.frame:
-                        return
                     forced = {choice.frame: [*choice.taken[:i], answer]}
-                    trial, made = self._replay(before, choice.frame, k + 1, forced)
-                    if trial.doubts() < doubts:
-                        self.taken_back += 1
-                        referee.adopt(trial)
-                        self.choices = [c for c in self.choices if c.frame < choice.frame] + made
-                        self.states = {i: s for i, s in self.states.items() if i <= choice.frame}
+                    if self._try(referee, doubts, before, choice.frame, k, forced):
                         return
+                    if self.budget < 0:
+                        return
+                    tried.append((choice.frame, before, forced, self.made))
+        for frame, before, forced, made in tried:
+            for later in reversed(made):
+                for j, answers in enumerate(later.answers):
+                    if later.frame == frame and j < len(forced[frame]):
+                        continue  # the answer changed already, or one before it
+                    for answer in range(answers):
+                        if answer == later.taken[j]:
+                            continue
+                        both = {**forced, later.frame: [*later.taken[:j], answer]}
+                        if self._try(referee, doubts, before, frame, k, both):
+                            return
+                        if self.budget < 0:
+                            return
+
+    def _try(
+        self,
+        referee: Referee,
+        doubts: int,
+        before: Referee,
+        start: int,
+        k: int,
+        forced: dict[int, list[int]],
+    ) -> bool:
+        """Replay frames start..k from `before` with the `forced` answers; take the result if
+        it leaves fewer doubts (False, and the budget spent, if over the budget)."""
+        if self.budget < k + 1 - start:
+            self.budget = -1
+            return False
+        trial, self.made = self._replay(before, start, k + 1, forced)
+        if trial.doubts() >= doubts:
+            return False
+        self.taken_back += 1
+        referee.adopt(trial)
+        self.choices = [c for c in self.choices if c.frame < start] + self.made
+        self.states = {i: s for i, s in self.states.items() if i <= start}
+        return True
 
     def _state_before(self, k: int) -> Referee | None:
         """The referee as it was before frame `k` on the answers followed (replayed from the
