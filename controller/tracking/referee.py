@@ -481,14 +481,31 @@ class Referee:
             return 0
         return 1 if n < self.two_seeds_at() else max(2, round(n))
 
-    def _landed_here(self, n: float, place: Place | None) -> int:
-        """Seeds in a landing of `n` mean seeds at `place`, where one hand's seed was just
-        taken. If the other hand's seed is due there too (a simultaneous opening), two seeds
-        are likelier than one heavy seed from TWO_HANDS_TWO_AT on."""
+    def _landed_here(self, n: float, place: Place | None, player: int) -> int:
+        """Seeds in a landing of `n` mean seeds at `place`, where `player`'s seed was just
+        taken. If the other hand's seed is coming there too (a simultaneous opening), two
+        seeds are likelier than one heavy seed from TWO_HANDS_TWO_AT on."""
         landed = self._landed(n)
-        if landed == 1 and n >= TWO_HANDS_TWO_AT and self._expected_at(place, StepKind.SOW):
+        if landed == 1 and n >= TWO_HANDS_TWO_AT and self._other_hand_coming(place, player):
             return 2
         return landed
+
+    def _other_hand_coming(self, place: Place | None, player: int) -> bool:
+        """Is the other hand's seed due at `place`, now or once its seeds in cups that are
+        still moving are taken? (At 10 SPS a cup sown first may settle after the next.)"""
+        trial = self.game.copy()
+        for _ in range(MAX_SOWN_ON):
+            sow = next(
+                (s for s in trial.expected() if s.kind is StepKind.SOW and s.player != player),
+                None,
+            )
+            if sow is None or sow.at is None:
+                return False
+            if sow.at == place:
+                return True
+            if not self._moving(self.cell_of[sow.at]) or not trial.feed(sow).accepted:
+                return False
+        return False
 
     def _plausible_seed(self, n: float) -> bool:
         """A landing of `n` mean seeds may be one seed: any lighter than a mean seed (natural
@@ -603,7 +620,8 @@ class Referee:
             self._emptied(cell)
             return True
         if cell in self.tentative:
-            landed = self._landed_here(n, place)
+            player = self.tentative[cell].step.player
+            landed = self._landed_here(n, place, player)
             if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
                 self._seed_seen(cell, pending.net_g, t)
                 del self.tentative[cell]
@@ -612,10 +630,14 @@ class Referee:
                 del self.tentative[cell]
                 return True
             if landed == 2 and self._whole_seeds(n):
+                if not self._expected_at(place, StepKind.SOW) and self._other_hand_coming(
+                    place, player
+                ):
+                    return False  # the other hand's seed: taken once the cups before settle
                 # Two seeds where one was due: flag it now. (More is left to the late
                 # judgement: a hand pressing on the cup to pick it up weighs 4-11 seeds.)
                 del self.tentative[cell]
-                self._seeds_landed(cell, place, pending, t)
+                self._seeds_landed(cell, place, pending, t, player)
                 return True
             return False
         carries = self._carry_to(cell, pending.net_g)
@@ -746,7 +768,7 @@ class Referee:
             if self._landed_then_taken(cell, tentative, pending):
                 return True
             if self._landed(n) >= 1:
-                self._seeds_landed(cell, place, pending, t)
+                self._seeds_landed(cell, place, pending, t, tentative.step.player)
                 return True
             self._retract(cell, tentative)
             if k == 0:
@@ -792,7 +814,7 @@ class Referee:
                 self._arrive(carries, t, pending.net_g)
                 return True
             if not self._blocked() and self._sow(place, t):
-                landed = self._landed_here(n, place)
+                landed = self._landed_here(n, place, self.steps[-1].step.player)
                 # In a simultaneous opening both hands may have sown here at once.
                 while landed >= 2 and self._sow(place, t):
                     landed -= 1
@@ -832,10 +854,12 @@ class Referee:
         self._wrong_lift(kind, cell, place, -pending.net_g, t)
         return True
 
-    def _seeds_landed(self, cell: int, place: Place | None, pending: Pending, t: float) -> None:
+    def _seeds_landed(
+        self, cell: int, place: Place | None, pending: Pending, t: float, player: int
+    ) -> None:
         """Seeds landed where one was taken early: one seed, or one per hand due there (a
         simultaneous opening), the rest extra."""
-        landed = self._landed_here(self._seeds(pending.net_g), place)
+        landed = self._landed_here(self._seeds(pending.net_g), place, player)
         while landed >= 2 and self._sow(place, t):
             landed -= 1  # the other hand's seed, in a simultaneous opening
         if landed >= 2:
