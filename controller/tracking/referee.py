@@ -206,6 +206,8 @@ class Referee:
         self.expected_g: list[float | None] = [None] * len(self.detector.cells)
         self.single_seeds: list[float] = []  # masses of seeds seen landing one by one
         self.last_landing: dict[int, tuple[float, float]] = {}  # cell -> (t, grams)
+        # The last sow taken: its cell, the game before it, the step (see `_sow_taken_back`).
+        self.last_sow: tuple[int, StepFollower, RecognisedStep] | None = None
         self._last_expected: tuple[Place, ...] = ()
         # Steps of both hands due at one place (a simultaneous opening): whose it was is a
         # choice the weights cannot make. The likelier is taken (see `_expected_in_turn`);
@@ -334,6 +336,7 @@ class Referee:
                     if step is not None and self.game.feed(step).accepted:
                         self.steps.append(RecognisedStep(t, step))
                         self.tentative[cell] = Tentative(t, before, step)
+                        self.last_sow = (cell, before, self.steps[-1])
                         return True
                 continue
             content = self.expected_g[cell]
@@ -380,6 +383,7 @@ class Referee:
                 or not -content - self.seed_g < detector.rise < -0.6 * content
                 or any(step.at == place for step in expected)
                 or self._busy(cell)
+                or self._last_sown_here(cell)
                 or self._may_take_after_a_sow(place, expected)
             ):
                 continue
@@ -823,6 +827,8 @@ class Referee:
                 return True
             self._stray(cell, k, t)
             return True
+        if self._sow_taken_back(cell, pending):
+            return True
         if self.strays.get(cell):
             self._unstray(cell, min(k, self.strays[cell]), t)
             return True
@@ -902,10 +908,49 @@ class Referee:
 
     def _sow(self, place: Place | None, t: float) -> bool:
         step = self._expected_at(place, StepKind.SOW)
-        if step is None or not self.game.feed(step).accepted:
+        if step is None or step.at is None:
+            return False
+        before = self.game.copy()
+        if not self.game.feed(step).accepted:
             return False
         self.steps.append(RecognisedStep(t, step))
+        self.last_sow = (self.cell_of[step.at], before, self.steps[-1])
         self._pay_owed(t)
+        return True
+
+    def _last_sown_here(self, cell: int) -> bool:
+        """Was the last step a sow into this cup? (A fall may be that seed taken back.)"""
+        last = self.last_sow
+        return (
+            last is not None and last[0] == cell and bool(self.steps) and self.steps[-1] is last[2]
+        )
+
+    def _sow_taken_back(self, cell: int, pending: Pending) -> bool:
+        """The cup where the last step sowed a seed loses that seed's weight again (with any
+        extra seeds that came with it) before any other step, and no lift is due there: the
+        seed was taken back, or it was never a seed but a finger pressing. Either way the
+        sow is undone: the seed is in the hand, due here again."""
+        if self.last_sow is None:
+            return False
+        _, before, recognised = self.last_sow
+        place = self.place_of.get(cell)
+        if (
+            not self._last_sown_here(cell)
+            or self.now - recognised.t > PATIENCE_S
+            or self._expected_at(place, *TAKES)
+        ):
+            return False
+        extra = self.strays.get(cell, 0)
+        if abs(-self._seeds(pending.net_g) - 1 - extra) > self._tolerance(1 + extra):
+            return False
+        self.game = before
+        self.steps.pop()
+        self.last_sow = None
+        if extra:
+            self._unstray(cell, extra, pending.last_t)
+        landing = self.last_landing.pop(cell, None)
+        if landing is not None and self.single_seeds and self.single_seeds[-1] == landing[1]:
+            self.single_seeds.pop()  # not a seed's mass after all, perhaps
         return True
 
     def _one_for_one(self, n: float) -> bool:

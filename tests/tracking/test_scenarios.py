@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from controller.rules import Game, Place, Step, StepKind
-from controller.sim import load_scenario
+from controller.sim import load_scenario, parse_scenario
 from controller.simulate import report, run_simulation
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -183,4 +183,50 @@ def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(name: str) -> N
     result, simulation = _run(name)
     assert ORDER_CASES[name] in _together(simulation, 0.35), "the case is gone"
     assert result["flags"] == []
+    _same_as_truth(result)
+
+
+def _press_on_the_next_cup(rate: int, grams: float) -> dict[str, Any]:
+    """Kalah: pit [0, 2] (4 seeds) is lifted and sown; while [0, 4] is due, a finger rests on
+    it with `grams` for a second, and then the hand sows on."""
+    return {
+        "variant": "kalah",
+        "sensors": {"random_seed": 5, "rate_sps": rate},
+        "actions": [
+            {"t": 1.0, "action": "grab", "at": [0, 2]},
+            {"t": 1.6, "action": "drop", "at": [0, 3]},
+            {"t": 2.5, "action": "press", "at": [0, 4], "g": grams, "dur": 1.0},
+            {"t": 4.3, "action": "drop", "at": [0, 4]},
+            {"t": 4.7, "action": "drop", "at": [0, 5]},
+        ],
+    }
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_finger_weighing_one_seed_on_the_next_cup_is_taken_back_when_it_lifts(
+    rate: int,
+) -> None:
+    """A press on the expected cup that weighs what a seed weighs (5.4 g) reads as the seed
+    while it rests; when it lifts, that sow is undone (the seed is due there again) and no
+    flag was raised: the hand sows on as if nothing happened."""
+    scenario = parse_scenario(_press_on_the_next_cup(rate, 5.4), "press")
+    simulation, referee = run_simulation(scenario)
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    steps = [(s["step"], s.get("at")) for s in result["steps"]]
+    assert steps == [("pickup", [0, 2]), ("sow", [0, 3]), ("sow", [0, 4]), ("sow", [0, 5])]
+    assert steps[2] == ("sow", [0, 4]) and result["steps"][2]["t"] > 4.3
+    _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_finger_weighing_two_seeds_is_an_extra_seed_until_it_lifts(rate: int) -> None:
+    """Two seeds' weight on the expected cup is what two seeds landing look like: flagged
+    as an extra seed while it rests, cleared when it lifts, and the belief ends exact."""
+    scenario = parse_scenario(_press_on_the_next_cup(rate, 10.8), "press")
+    simulation, referee = run_simulation(scenario)
+    result = report(simulation, referee)
+    assert [(f["kind"], f["at"]) for f in result["flags"]] == [("extra_seed", [0, 4])]
+    flag = result["flags"][0]
+    assert 2.5 < flag["t"] < 3.5 and 3.5 < flag["resolved_t"] < 4.3
     _same_as_truth(result)
