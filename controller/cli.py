@@ -151,11 +151,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "openspiel":
         from controller.bench.openspiel import main as bench_openspiel
 
-        return bench_openspiel(games=args.games)
+        return bench_openspiel(games=args.games or 1000)
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
         return bench_tracking(rounds=args.rounds, verbose=args.verbose)
+    if args.what == "openings":
+        from controller.bench.openings import main as bench_openings
+
+        return bench_openings(games=args.games or 100, verbose=args.verbose)
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
 
@@ -226,7 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument(
-        "what", choices=["rules", "tracking", "openspiel", "web"], help="what to measure"
+        "what",
+        choices=["rules", "tracking", "openings", "openspiel", "web"],
+        help="what to measure",
     )
     p.add_argument(
         "--seconds",
@@ -237,7 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clients", type=int, default=50, help="web: live event streams (50)")
     p.add_argument("--repeats", type=int, default=5, help="measurements per figure (median)")
     p.add_argument("--rounds", type=int, default=1, help="tracking: games per configuration pair")
-    p.add_argument("--games", type=int, default=1000, help="openspiel: random games per rule set")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="openspiel: random games per rule set (1000); openings: per configuration (100)",
+    )
     p.add_argument(
         "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"
     )

@@ -18,6 +18,7 @@ second; it stops once the opening has been over for SEARCH_S.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,8 @@ class OrderSearch:
     choices: list[Choice] = field(default_factory=list)
     states: dict[int, Referee] = field(default_factory=dict)  # before frame i, this path
     searches: int = 0
+    search_s: float = 0.0  # time spent searching, in all
+    longest_search_s: float = 0.0  # the longest search (the loop waits that long for a frame)
     replayed: int = 0
     taken_back: int = 0  # choices answered again by a search
     budget: int = 0  # frames the search under way may still replay
@@ -73,7 +76,11 @@ class OrderSearch:
         if referee.choices:
             self.choices.append(_choice(k, referee))
         if referee.doubts() > doubts:
+            started = time.perf_counter()
             self._search(referee, k)
+            spent = time.perf_counter() - started
+            self.search_s += spent
+            self.longest_search_s = max(self.longest_search_s, spent)
         self._forget(referee, frame.t)
 
     def _frame(self, k: int) -> Frame:

@@ -3,6 +3,8 @@ keeps, and that a game without one pays nothing for it."""
 
 from __future__ import annotations
 
+import json
+
 from controller.sim import parse_scenario
 from controller.simulate import report, run_simulation
 from controller.tracking.orders import SEARCH_S
@@ -49,3 +51,15 @@ def test_a_copy_of_the_referee_shares_the_steps_taken() -> None:
     assert all(a is b for a, b in zip(copy.steps, referee.steps, strict=True))
     assert copy.orders is None
     assert copy.game is not referee.game and copy.detector is not referee.detector
+
+
+def test_bench_openings_prints_one_figure_per_rate_and_tempo(capsys: object) -> None:
+    from controller.bench.openings import main
+
+    assert main(games=1) == 0
+    out = capsys.readouterr().out.strip().splitlines()  # type: ignore[attr-defined]
+    figures = json.loads(out[-1])
+    assert set(figures) == {"80sps_0.3s", "80sps_0.125s", "10sps_0.3s", "10sps_0.125s"}
+    for figure in figures.values():
+        assert figure["games"] == 1 and 0 <= figure["exact"] <= 1
+        assert figure["search_ms_max"] >= 0.0

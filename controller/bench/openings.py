@@ -1,0 +1,74 @@
+"""`sowboard bench openings`: the referee on random simultaneous congkak openings.
+
+Both hands sow at once on the 5-pit board (the densest: they meet in the same cups most often),
+each from a random pit of its own row, at 80 and 10 SPS, at a steady tempo (0.3 s a seed) and an
+expert's (0.125 s). A game counts as exact when the belief ends as the truth with no flag raised
+(there is no mistake in these games). It also reports how often the order of two hands had to be
+answered again (tracking/orders.py) and what the longest search cost.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from controller.sim import parse_scenario
+from controller.simulate import report, run_simulation
+
+RATES = (80, 10)
+TEMPOS = (0.3, 0.125)
+PITS = 5
+
+
+def play_opening(rate: int, seconds_per_seed: float, seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    scenario = parse_scenario(
+        {
+            "variant": "congkak",
+            "options": {"pits": PITS, "simultaneous_opening": True},
+            "sensors": {"random_seed": seed, "rate_sps": rate},
+            "player": {"seconds_per_seed": seconds_per_seed},
+            "moves": [rng.randrange(PITS), rng.randrange(PITS)],
+        },
+        f"bench:openings:{seed}",
+    )
+    simulation, referee = run_simulation(scenario)
+    result = report(simulation, referee)
+    same = all(result["truth"][k] == result["belief"][k] for k in ("pits", "stores", "hand"))
+    search = referee.orders
+    assert search is not None
+    return {
+        "exact": same and not result["flags"],
+        "flagged": bool(result["flags"]),
+        "answered_again": search.taken_back,
+        "searches": search.searches,
+        "search_ms": search.search_s * 1000,
+        "longest_search_ms": search.longest_search_s * 1000,
+    }
+
+
+def main(games: int = 100, verbose: bool = False) -> int:
+    summary: dict[str, Any] = {}
+    seed = 0
+    for rate in RATES:
+        for tempo in TEMPOS:
+            results = []
+            for _ in range(games):
+                seed += 1
+                result = play_opening(rate, tempo, seed)
+                results.append(result)
+                if verbose or not result["exact"]:
+                    print(f"# seed {seed} {rate} SPS {tempo} s/seed: {json.dumps(result)[:200]}")
+            searches = sum(r["searches"] for r in results)
+            summary[f"{rate}sps_{tempo}s"] = {
+                "games": len(results),
+                "exact": sum(r["exact"] for r in results),
+                "flagged": sum(r["flagged"] for r in results),
+                "answered_again": sum(r["answered_again"] for r in results),
+                "searches": searches,
+                "search_ms_mean": round(sum(r["search_ms"] for r in results) / max(1, searches), 1),
+                "search_ms_max": round(max(r["longest_search_ms"] for r in results), 1),
+            }
+    print(json.dumps(summary))
+    return 0
