@@ -941,7 +941,9 @@ class Referee:
         ):
             return False
         extra = self.strays.get(cell, 0)
-        if abs(-self._seeds(pending.net_g) - 1 - extra) > self._tolerance(1 + extra):
+        fall = -self._seeds(pending.net_g)
+        # A whole seed's weight (a cup's last settling after a landing is a fraction of one).
+        if round(fall) != 1 + extra or fall < 1 - MIN_SEED or not self._whole_seeds(fall):
             return False
         self.game = before
         self.steps.pop()
