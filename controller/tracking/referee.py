@@ -55,6 +55,7 @@ MIN_SEED = 0.35
 # simultaneous opening) two are no rarer than one heavy seed, so the line is drawn there.
 TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
+SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -206,6 +207,7 @@ class Referee:
         self.expected_g: list[float | None] = [None] * len(self.detector.cells)
         self.single_seeds: list[float] = []  # masses of seeds seen landing one by one
         self.last_landing: dict[int, tuple[float, float]] = {}  # cell -> (t, grams)
+        self.landed_t: dict[int, float] = {}  # cell -> when a landing there was last taken
         # The last sow taken: its cell, the game before it, the step (see `_sow_taken_back`).
         self.last_sow: tuple[int, StepFollower, RecognisedStep] | None = None
         self._last_expected: tuple[Place, ...] = ()
@@ -779,8 +781,8 @@ class Referee:
                 return False
         if self._one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
             return True  # a stray went and a seed came
-        if k == 0:
-            return False  # a press, a knock or creep: nothing moved
+        if k == 0 or self._still_settling(cell, pending):
+            return False  # a press, a knock, creep or a landing settling: nothing moved
         if (
             n > 0
             and self._one_seed(n)
@@ -866,12 +868,14 @@ class Referee:
         """Seeds landed where one was taken early: one seed, or one per hand due there (a
         simultaneous opening), the rest extra."""
         landed = self._landed_here(self._seeds(pending.net_g), place, player)
+        if landed == 1:
+            self._seed_seen(cell, pending.net_g, t)
+            return
         while landed >= 2 and self._sow(place, t):
             landed -= 1  # the other hand's seed, in a simultaneous opening
         if landed >= 2:
             self._stray(cell, landed - 1, t, EXTRA_SEED)
-        else:
-            self._seed_seen(cell, pending.net_g, t)
+        self.landed_t[cell] = t  # (two seeds: no single seed's mass to learn)
 
     def _seed_seen(self, cell: int, grams: float, t: float) -> None:
         """A single seed landed where expected: learn its mass."""
@@ -879,6 +883,19 @@ class Referee:
             del self.single_seeds[:200]
         self.single_seeds.append(grams)
         self.last_landing[cell] = (t, grams)
+        self.landed_t[cell] = t
+
+    def _still_settling(self, cell: int, pending: Pending) -> bool:
+        """Is a small fall the cup's last settling after a landing? A level can settle while
+        the impact still rings (a seed landing just as the cup comes to rest), and settle
+        again a fraction of a seed lower. No whole seed is that light (MIN_SEED is 4 sigma
+        below the mean at CV 15 %), and no seed is taken from an expected place that soon."""
+        landed = self.landed_t.get(cell)
+        return (
+            landed is not None
+            and pending.onset_t - landed < SETTLING_S
+            and -0.5 < self._seeds(pending.net_g) < 0
+        )
 
     def _landed_then_taken(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """The guessed seed landed and the pit was emptied (a relay pickup or a capture) before
@@ -915,6 +932,7 @@ class Referee:
             return False
         self.steps.append(RecognisedStep(t, step))
         self.last_sow = (self.cell_of[step.at], before, self.steps[-1])
+        self.landed_t[self.cell_of[step.at]] = t
         self._pay_owed(t)
         return True
 
