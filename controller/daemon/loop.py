@@ -328,7 +328,9 @@ class BoardLoop:
         self.session_steps: list[RecognisedStep] = []
         self.session_base = 0
         self.flags: list[dict[str, Any]] = []  # this game's flags that are not the referee's
-        self._referee_flag_ids: list[int] = []
+        # The daemon's id of each referee flag, by its serial (not its place in the list: a
+        # referee that answers a simultaneous opening's order again may take flags back).
+        self._referee_flag_ids: dict[int, int] = {}
         self._past_flags: list[dict[str, Any]] = []  # earlier referee sessions of this game
         self._setup_flags: dict[Place, dict[str, Any]] = {}
         self._next_flag_id = 1
@@ -599,7 +601,7 @@ class BoardLoop:
                 flag["active"] = False  # the board is checked again from scratch
                 self._past_flags.append(flag)
         self.referee = None
-        self._referee_flag_ids = []
+        self._referee_flag_ids = {}
         self.setup = Setup(
             follower, place_counts(self.game.rules, follower.position()), self.feed.now()
         )
@@ -860,10 +862,11 @@ class BoardLoop:
         if referee is None:
             return []
         ids = self._referee_flag_ids
-        while len(ids) < len(referee.flags):
-            ids.append(self._next_flag_id)
-            self._next_flag_id += 1
-        return [_flag_json(flag, ids[k]) for k, flag in enumerate(referee.flags)]
+        for flag in referee.flags:
+            if flag.serial not in ids:
+                ids[flag.serial] = self._next_flag_id
+                self._next_flag_id += 1
+        return [_flag_json(flag, ids[flag.serial]) for flag in referee.flags]
 
     def _record(self) -> dict[str, Any]:
         game = self.follower()
@@ -1090,7 +1093,7 @@ class BoardLoop:
         self.flags = []
         self._past_flags = []
         self._setup_flags = {}
-        self._referee_flag_ids = []
+        self._referee_flag_ids = {}
 
     def _relay_sim(self, follower: StepFollower) -> None:
         """The virtual hands lay the simulated board out as the game now stands."""

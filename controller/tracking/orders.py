@@ -46,26 +46,32 @@ class Choice:
 
 @dataclass
 class OrderSearch:
+    """What a referee needs to answer its choices again (see the module docstring); one per
+    referee of a game with a simultaneous opening. Copies of the referee have none."""
+
     following: bool = False  # are two hands (or what they left in doubt) being followed?
     frames: list[Frame] = field(default_factory=list)  # frames[i] is frame number first + i
     first: int = 0
+    ended_t: float | None = None  # when the opening was seen over (one hand or none left)
     choices: list[Choice] = field(default_factory=list)
     states: dict[int, Referee] = field(default_factory=dict)  # before frame i, this path
+    choices_made: int = 0  # frames with a choice, in all
     searches: int = 0
     search_s: float = 0.0  # time spent searching, in all
     longest_search_s: float = 0.0  # the longest search (the loop waits that long for a frame)
     replayed: int = 0
     taken_back: int = 0  # choices answered again by a search
     budget: int = 0  # frames the search under way may still replay
-    made: list[Choice] = field(default_factory=list)  # the choices of the last replay tried
 
     def process(self, referee: Referee, frame: Frame) -> None:
+        """Let `referee` follow `frame`, keeping what a search needs while two hands play
+        (and SEARCH_S after); search when the frame adds a doubt."""
         if not self.following:
             if len(referee.game.active_players()) < 2:
                 referee.follow(frame)
                 return
             self.following, self.first, self.frames = True, 0, []
-            self.choices, self.states = [], {}
+            self.choices, self.states, self.ended_t = [], {}, None
         k = self.first + len(self.frames)
         latest = max(self.states, default=None)
         if latest is None or frame.t - self._frame(latest).t >= COPY_EVERY_S:
@@ -75,6 +81,7 @@ class OrderSearch:
         referee.follow(frame)
         if referee.choices:
             self.choices.append(_choice(k, referee))
+            self.choices_made += 1
         if referee.doubts() > doubts:
             started = time.perf_counter()
             self._search(referee, k)
@@ -88,17 +95,25 @@ class OrderSearch:
 
     def _forget(self, referee: Referee, now: float) -> None:
         """Drop what no search can need any more: choices older than SEARCH_S, and the
-        frames and copies before them; everything, once the opening is that long over."""
-        last = self._frame(self.choices[-1].frame).t if self.choices else self.frames[0].t
-        if len(referee.game.active_players()) < 2 and now - last > SEARCH_S:
+        frames and copies before them; everything, once the opening has been over for
+        SEARCH_S and its last choice is as old."""
+        if len(referee.game.active_players()) >= 2:
+            self.ended_t = None  # (a search may take back the end of the opening)
+        elif self.ended_t is None:
+            self.ended_t = now
+        last = self._frame(self.choices[-1].frame).t if self.choices else self.ended_t
+        if self.ended_t is not None and now - max(self.ended_t, last or 0.0) > SEARCH_S:
             self.following = False
             self.frames, self.choices, self.states = [], [], {}
             return
         if len(self.frames) % 256:
             return  # (now and then is enough)
-        self.choices = [c for c in self.choices if now - self._frame(c.frame).t <= SEARCH_S]
-        oldest = self.choices[0].frame if self.choices else self.first + len(self.frames) - 1
+        recent = [c for c in self.choices if now - self._frame(c.frame).t <= SEARCH_S]
+        oldest = recent[0].frame if recent else self.first + len(self.frames) - 1
+        # Replays start from a copy and give the answers of every choice after it: the copy
+        # kept is the latest before the oldest recent choice, and so are the choices.
         keep = max((i for i in self.states if i <= oldest), default=self.first)
+        self.choices = [c for c in self.choices if c.frame >= keep]
         self.states = {i: s for i, s in self.states.items() if i >= keep}
         del self.frames[: keep - self.first]
         self.first = keep
@@ -125,11 +140,10 @@ class OrderSearch:
                     if answer == choice.taken[i]:
                         continue
                     forced = {choice.frame: [*choice.taken[:i], answer]}
-                    if self._try(referee, doubts, before, choice.frame, k, forced):
+                    taken, made = self._try(referee, doubts, before, choice.frame, k, forced)
+                    if taken or self.budget < 0:
                         return
-                    if self.budget < 0:
-                        return
-                    tried.append((choice.frame, before, forced, self.made))
+                    tried.append((choice.frame, before, forced, made))
         for frame, before, forced, made in tried:
             for later in reversed(made):
                 for j, answers in enumerate(later.answers):
@@ -139,9 +153,8 @@ class OrderSearch:
                         if answer == later.taken[j]:
                             continue
                         both = {**forced, later.frame: [*later.taken[:j], answer]}
-                        if self._try(referee, doubts, before, frame, k, both):
-                            return
-                        if self.budget < 0:
+                        taken, _ = self._try(referee, doubts, before, frame, k, both)
+                        if taken or self.budget < 0:
                             return
 
     def _try(
@@ -152,20 +165,21 @@ class OrderSearch:
         start: int,
         k: int,
         forced: dict[int, list[int]],
-    ) -> bool:
+    ) -> tuple[bool, list[Choice]]:
         """Replay frames start..k from `before` with the `forced` answers; take the result if
-        it leaves fewer doubts (False, and the budget spent, if over the budget)."""
+        it leaves fewer doubts. Returns whether it was taken, and the choices the replay made
+        (none, and the budget spent, if over the budget)."""
         if self.budget < k + 1 - start + COPY_COST:
             self.budget = -1
-            return False
-        trial, self.made = self._replay(before, start, k + 1, forced)
+            return False, []
+        trial, made = self._replay(before, start, k + 1, forced)
         if trial.doubts() >= doubts:
-            return False
+            return False, made
         self.taken_back += 1
         referee.adopt(trial)
-        self.choices = [c for c in self.choices if c.frame < start] + self.made
+        self.choices = [c for c in self.choices if c.frame < start] + made
         self.states = {i: s for i, s in self.states.items() if i <= start}
-        return True
+        return True, made
 
     def _state_before(self, k: int) -> Referee | None:
         """The referee as it was before frame `k` on the answers followed (replayed from the
@@ -200,4 +214,5 @@ class OrderSearch:
 
 
 def _choice(k: int, referee: Referee) -> Choice:
+    """The choices `referee` made in frame `k`."""
     return Choice(k, [n for n, _ in referee.choices], [taken for _, taken in referee.choices])

@@ -22,6 +22,7 @@ Two clocks decide when a change is acted on:
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections.abc import Hashable
 from dataclasses import InitVar, dataclass, field
@@ -87,6 +88,7 @@ class Flag:
     expected: list[Place]
     resolved_t: float | None = None
     detail: str = ""
+    serial: int = 0  # unique among the flags of a referee and of all its copies
 
     @property
     def active(self) -> bool:
@@ -202,6 +204,7 @@ class Referee:
         self.stuck_after = max(20, int(3 * rate))  # identical readings that make a cell stuck
         self.fault_flags: dict[int, Flag] = {}
         self.mismatch: Flag | None = None
+        self.serials = itertools.count(1)  # shared with the copies (see `snapshot`)
         # What each cell should read, by the changes accounted for so far (starts at the
         # levels the board was started with: see `start_levels`).
         self.expected_g: list[float | None] = [None] * len(self.detector.cells)
@@ -289,6 +292,7 @@ class Referee:
             id(self.place_of): self.place_of,
             id(self.cell_of): self.cell_of,
             id(self.orders): None,
+            id(self.serials): self.serials,
         }
         for recognised in self.steps:
             memo[id(recognised)] = recognised
@@ -299,6 +303,12 @@ class Referee:
         (see orders.py). Whoever holds this referee sees the change as steps taken back and
         others taken, and the next places are published again."""
         orders, publications = self.orders, self.publications
+        # The steps both took alike stay the same objects (the daemon's journal tells steps
+        # taken back by identity).
+        for k, (mine, theirs) in enumerate(zip(self.steps, other.steps, strict=False)):
+            if mine != theirs:
+                break
+            other.steps[k] = mine
         self.__dict__.update(vars(other))
         self.orders = orders
         self.publications = max(publications, other.publications) + 1
@@ -545,6 +555,11 @@ class Referee:
             return found[0] if found else None
         return self._choose(tuple(found))
 
+    def _due_at(self, place: Place | None, *kinds: StepKind) -> bool:
+        """Is a step of one of `kinds` due at `place` (for either hand)? Unlike
+        `_expected_at` this asks no question of whose it is (see `_decide`)."""
+        return any(s.at == place and s.kind in kinds for s in self.game.expected())
+
     def _choose(self, options: tuple[Step, ...]) -> Step:
         """One of the steps of both hands due at one place (see `_decide`). A hand that
         made a step in the last ONE_HAND_S cannot make another yet: the other is likelier.
@@ -636,9 +651,7 @@ class Referee:
                 del self.tentative[cell]
                 return True
             if landed == 2 and self._whole_seeds(n):
-                if not self._expected_at(place, StepKind.SOW) and self._other_hand_coming(
-                    place, player
-                ):
+                if not self._due_at(place, StepKind.SOW) and self._other_hand_coming(place, player):
                     return False  # the other hand's seed: taken once the cups before settle
                 # Two seeds where one was due: flag it now. (More is left to the late
                 # judgement: a hand pressing on the cup to pick it up weighs 4-11 seeds.)
@@ -662,7 +675,7 @@ class Referee:
             return True
         if n < -MIN_SEED and empty and self._sown_then_taken(cell, place, pending):
             return True
-        if n < -MIN_SEED and empty and self._expected_at(place, *TAKES):
+        if n < -MIN_SEED and empty and self._due_at(place, *TAKES):
             self._take(cell, place, -pending.net_g, t)
             return True
         if (
@@ -693,11 +706,7 @@ class Referee:
             return True
         if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, pending):
             return True
-        if (
-            self._one_seed(n)
-            and self._expected_at(place, StepKind.SOW)
-            and self._correction_moving()
-        ):
+        if self._one_seed(n) and self._due_at(place, StepKind.SOW) and self._correction_moving():
             return False  # a mistake is being put right: judge this seed after
         if n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, t)
@@ -788,7 +797,7 @@ class Referee:
             and self._one_seed(n)
             and self._blocked()
             and self._correction_moving()
-            and (self._expected_at(place, StepKind.SOW) or self._sowing_player() is not None)
+            and (self._due_at(place, StepKind.SOW) or self._sowing_player() is not None)
         ):
             # A seed where it belongs (or where a hand sowing on will have put it) while a
             # mistake is still being put right: judge it after, in turn.
@@ -955,7 +964,7 @@ class Referee:
         if (
             not self._last_sown_here(cell)
             or self.now - recognised.t > PATIENCE_S
-            or self._expected_at(place, *TAKES)
+            or self._due_at(place, *TAKES)
         ):
             return False
         extra = self.strays.get(cell, 0)
@@ -963,6 +972,14 @@ class Referee:
         # A whole seed's weight (a cup's last settling after a landing is a fraction of one).
         if round(fall) != 1 + extra or fall < 1 - MIN_SEED or not self._whole_seeds(fall):
             return False
+        landing = self.last_landing.get(cell)
+        if (
+            not extra
+            and landing is not None
+            and landing[0] >= recognised.t
+            and abs(-pending.net_g - landing[1]) > 0.3 * self.seed_g
+        ):
+            return False  # what landed was weighed: the same weight must leave
         self.game = before
         self.steps.pop()
         self.last_sow = None
@@ -1051,12 +1068,16 @@ class Referee:
         seed_before: bool = True,
     ) -> bool:
         sow = self._expected_at(place, StepKind.SOW) if seed_before else None
-        if sow is not None and sow.player != step.player and self._decide((cell, step), 2):
+        if sow is not None and sow.player != step.player:
             # The other hand's seed is due here too (a simultaneous opening). The lift nets
             # the same whether that seed fell in just before and went with the rest, or is
             # still to come: what the hands do next tells (see `_decide`).
             trial = self.game.copy()
-            if trial.feed(sow).accepted and trial.feed(step).accepted:
+            if (
+                trial.feed(sow).accepted
+                and trial.feed(step).accepted
+                and self._decide((cell, step), 2)
+            ):
                 self._sow(place, t)
                 lifted_g += self.seed_g
                 guessed += 1
@@ -1075,15 +1096,16 @@ class Referee:
         """The last seed of a lap fell in and the pit was lifted again (a relay, a capture)
         before the landing could be seen on its own: at 10 SPS a fast hand does both in the
         time one reading takes to settle. The net change is the pit's old content taken."""
-        sow = self._expected_at(place, StepKind.SOW)
-        if sow is None or place is None:
+        if place is None or not self._due_at(place, StepKind.SOW):
             return False
-        if self._expected_at(place, *TAKES):
+        if self._due_at(place, *TAKES):
             # The other hand (a simultaneous opening) may take the pit: see `_feed_take`.
             return False
         before = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
+        sow = self._expected_at(place, StepKind.SOW)
+        assert sow is not None
         trial = self.game.copy()
         trial.feed(sow)
         if not any(s.at == place and s.kind in TAKES for s in trial.expected()):
@@ -1170,12 +1192,13 @@ class Referee:
         relay) and the other's seed fell in just after, so the pit holds that one seed."""
         if place is None or len(self.game.active_players()) < 2:
             return False
-        take = self._expected_at(place, *TAKES)
-        if take is None or not self._one_seed(self._seeds(pending.level_g)):
+        if not self._due_at(place, *TAKES) or not self._one_seed(self._seeds(pending.level_g)):
             return False
         count = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + count - 1) > self._tolerance(count):
             return False
+        take = self._expected_at(place, *TAKES)
+        assert take is not None
         # What was lifted: the pit's content before (its level less the net change).
         lifted_g = pending.level_g - pending.net_g
         return self._taken_then_other_seed(cell, place, take, lifted_g, pending)
@@ -1384,7 +1407,12 @@ class Referee:
     def _raise(self, kind: str, at: Place | None, t: float | None = None, detail: str = "") -> Flag:
         """Raise a flag now (or, for a mistake only seen to be one later, at `t`)."""
         flag = Flag(
-            self.now if t is None else t, kind, at, list(self._expected_places()), detail=detail
+            self.now if t is None else t,
+            kind,
+            at,
+            list(self._expected_places()),
+            detail=detail,
+            serial=next(self.serials),
         )
         self.flags.append(flag)
         return flag
@@ -1489,8 +1517,16 @@ class Referee:
         return flags + sum(self._stalled(p) for p in (0, 1))
 
     def _stalled(self, player: int) -> bool:
-        since = self._since_step(player)
-        return bool(self.game.hands[player].seeds) and math.isfinite(since) and since >= STALL_S
+        """Has a hand that should hold seeds made no step for STALL_S, or for three of its
+        own recent steps' intervals if it is slower (a child may take 2 s a seed)?"""
+        if not self.game.hands[player].seeds:
+            return False
+        times = [r.t for r in reversed(self.steps[-40:]) if r.step.player == player][:6]
+        if not times:
+            return False
+        gaps = sorted(a - b for a, b in itertools.pairwise(times))
+        usual = gaps[len(gaps) // 2] if gaps else 0.0
+        return self.now - times[0] >= max(STALL_S, 3 * usual)
 
     def active_flags(self) -> list[Flag]:
         return [f for f in self.flags if f.active]

@@ -13,7 +13,7 @@ import pytest
 from controller.daemon.journal import read_journal, replay
 from controller.daemon.link import CommandError
 from controller.leds.patterns import BLUE, GREEN, ORANGE, VERMILLION, WHITE, hex_color
-from controller.rules import Game
+from controller.rules import Game, Place
 from tests.daemon.conftest import Board, make_config
 
 
@@ -280,3 +280,27 @@ def test_a_demo_plays_a_whole_game_shows_the_winner_and_starts_again(tmp_path: P
         assert board.status()["game"]["history"] == []
     finally:
         board.stop()
+
+
+def test_a_flag_the_referee_takes_back_keeps_its_id_to_itself(board: Board) -> None:
+    """A referee that answers a simultaneous opening's order again (tracking/orders.py) takes
+    on a copy of itself that never raised a flag it had raised: that flag goes from the
+    status, and a flag raised after does not get its id. The steps both share stay in the
+    journal as they were."""
+    board.ready()
+    board.play(2)
+    referee = board.loop.referee
+    assert referee is not None
+    steps_before = len(board.loop.session_steps)
+    other = referee.snapshot()
+    referee._raise("wrong_pit", Place(0, 1))
+    board.run(0.1)
+    (shown,) = [f for f in board.status()["flags"] if f["active"]]
+    referee.adopt(other)  # (as a search does)
+    referee._raise("seed_lost", Place(1, 1))
+    board.run(0.1)
+    flags = [f for f in board.status()["flags"] if f["active"]]
+    assert [(f["kind"], f["at"]) for f in flags] == [("seed_lost", [1, 1])]
+    assert flags[0]["id"] != shown["id"]
+    assert len(board.loop.session_steps) == steps_before
+    assert all(a is b for a, b in zip(board.loop.session_steps, referee.steps, strict=True))

@@ -4,10 +4,17 @@ keeps, and that a game without one pays nothing for it."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from controller.sim import parse_scenario
+import pytest
+
+from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.simulate import report, run_simulation
-from controller.tracking.orders import SEARCH_S
+from controller.tracking.orders import SEARCH_S, OrderSearch
+from controller.tracking.referee import Referee
+from controller.tracking.session import start_referee
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def _opening(extra: dict[str, object]) -> dict[str, object]:
@@ -35,11 +42,20 @@ def test_the_frames_of_an_opening_are_let_go_once_it_is_long_over() -> None:
     assert result["belief"]["pits"] == result["truth"]["pits"]
 
 
-def test_a_game_without_a_simultaneous_opening_follows_no_orders() -> None:
-    scenario = parse_scenario({"variant": "congkak", "options": {"pits": 5}, "moves": [1]}, "x")
-    _, referee = run_simulation(scenario)
+def test_a_game_without_a_simultaneous_opening_never_has_a_choice_to_make() -> None:
+    """One hand at a time: no step of two hands is ever due at one place, so nothing is kept
+    and nothing searched (the referee follows every frame at once)."""
+    scenario = parse_scenario({"variant": "congkak", "options": {"pits": 5}, "moves": [1, 2]}, "x")
+    simulation = build_simulation(scenario)
+    world = simulation.world
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, 80)
     assert referee.orders is None
-    assert referee.choices == []
+    while (frame := source.read(None)) is not None:
+        referee.process(frame)
+        assert referee.choices == []
+    assert len(referee.game.completed) == 2
 
 
 def test_a_copy_of_the_referee_shares_the_steps_taken() -> None:
@@ -63,3 +79,68 @@ def test_bench_openings_prints_one_figure_per_rate_and_tempo(capsys: object) -> 
     for figure in figures.values():
         assert figure["games"] == 1 and 0 <= figure["exact"] <= 1
         assert figure["search_ms_max"] >= 0.0
+
+
+def test_an_opening_without_a_choice_is_let_go_as_well() -> None:
+    """Two hands that never meet in one cup leave nothing to answer again; the frames are let
+    go SEARCH_S after the opening all the same (review: at 80 SPS they were kept for good)."""
+    late = {"actions": [{"t": SEARCH_S + 4, "action": "press", "at": [0, 0], "g": 0.5, "dur": 0.2}]}
+    scenario = {**_opening(late), "sensors": {"random_seed": 1}, "moves": [1, 0]}
+    _, referee = run_simulation(parse_scenario(scenario, "no choice"))
+    orders = referee.orders
+    assert orders is not None
+    assert orders.choices_made == 0
+    assert not orders.following and orders.frames == [] and orders.states == {}
+
+
+def _replays_as_followed(orders: OrderSearch, referee: Referee) -> bool:
+    """Replaying every frame kept, from the oldest copy kept, with the answers the referee
+    followed, must give the referee as it is (else a search would start from a past that
+    never was)."""
+    start = min(orders.states)
+    forced = {c.frame: c.taken for c in orders.choices}
+    stop = orders.first + len(orders.frames)
+    replayed, _ = orders._replay(orders.states[start], start, stop, forced)
+    return (
+        replayed.steps == referee.steps
+        and [f.to_json() for f in replayed.flags] == [f.to_json() for f in referee.flags]
+        and replayed.belief() == referee.belief()
+    )
+
+
+LONG_OPENING = {
+    "sensors": {"random_seed": 24},
+    "player": {"seconds_per_seed": 1.0},
+    "moves": [4, 4],
+}
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        "congkak_simultaneous_seed_taken_along",
+        "congkak_simultaneous_capture_or_relay",
+        "long",
+    ],
+)
+def test_what_is_kept_replays_to_the_referee_followed(scenario: str) -> None:
+    """Whatever is kept (a child's two-minute opening keeps only its last seconds), and
+    whichever answers a search changed, replays to the same referee."""
+    if scenario == "long":
+        parsed = parse_scenario({**_opening({}), **LONG_OPENING}, "long")
+    else:
+        parsed = load_scenario(SCENARIOS / f"{scenario}.json")
+    simulation = build_simulation(parsed)
+    world = simulation.world
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, 80)
+    orders = referee.orders
+    assert orders is not None
+    checked = 0
+    while (frame := source.read(None)) is not None:
+        referee.process(frame)
+        if orders.following and orders.choices and len(orders.frames) % 97 == 0:
+            assert _replays_as_followed(orders, referee), f"at {frame.t:.2f} s"
+            checked += 1
+    assert checked >= 3 and orders.taken_back >= 1

@@ -180,8 +180,10 @@ def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(name: str) -> N
     actually fall". Where two hands act on one cup too close together for the weights to
     order, the referee takes the likelier order and answers again when the hands show
     otherwise (tracking/orders.py): no flag, and the belief ends as the truth."""
-    result, simulation = _run(name)
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
     assert ORDER_CASES[name] in _together(simulation, 0.35), "the case is gone"
+    assert referee.orders is not None and referee.orders.taken_back >= 1
+    result = report(simulation, referee)
     assert result["flags"] == []
     _same_as_truth(result)
 
