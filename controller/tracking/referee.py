@@ -980,7 +980,7 @@ class Referee:
             and abs(-pending.net_g - landing[1]) > 0.3 * self.seed_g
         ):
             return False  # what landed was weighed: the same weight must leave
-        self.game = before
+        self.game = before.copy()  # (a guess taken early may share it)
         self.steps.pop()
         self.last_sow = None
         if extra:
