@@ -910,7 +910,8 @@ class Referee:
         """The guessed seed landed and the pit was emptied (a relay pickup or a capture) before
         the landing could settle on its own: the net change is the pit's old content taken.
         In a simultaneous opening the other hand's seed may have fallen in after the lift: the
-        pit then holds that one seed."""
+        pit then holds that one seed. Or before it, and the lift was that hand's (its last
+        seed fell there: a relay or a capture)."""
         place = self.place_of.get(cell)
         if place is None:
             return False
@@ -920,15 +921,31 @@ class Referee:
         before = tentative.before.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before - after) > self._tolerance(before):
             return False
+        t = pending.last_t
+        if not after and not self._due_at(place, *TAKES) and self._sown_by_the_other_first(place):
+            self._sow(place, t)
+            self._take(cell, place, 2 * self.seed_g - pending.net_g, t, guessed=2)
+            return True
         take = self._expected_at(place, *TAKES)
         if take is None:
             return False
-        t = pending.last_t
         if not after:
             self._take(cell, place, self.seed_g - pending.net_g, t, guessed=1)
             return True
         lifted_g = pending.level_g - pending.net_g + self.seed_g  # the pit before, the seed
         return self._taken_then_other_seed(cell, place, take, lifted_g, pending, guessed=1)
+
+    def _sown_by_the_other_first(self, place: Place) -> bool:
+        """Is the other hand's seed due here, and after it a lift of the pit (by that hand)?"""
+        if len(self.game.active_players()) < 2 or not self._due_at(place, StepKind.SOW):
+            return False
+        sow = self._expected_at(place, StepKind.SOW)
+        trial = self.game.copy()
+        return (
+            sow is not None
+            and trial.feed(sow).accepted
+            and any(s.at == place and s.kind in TAKES for s in trial.expected())
+        )
 
     # -- actions --------------------------------------------------------------------------------
 

@@ -232,3 +232,22 @@ def test_a_finger_weighing_two_seeds_is_an_extra_seed_until_it_lifts(rate: int) 
     flag = result["flags"][0]
     assert 2.5 < flag["t"] < 3.5 and 3.5 < flag["resolved_t"] < 4.3
     _same_as_truth(result)
+
+
+def test_at_10_sps_a_relay_after_the_other_hands_seed_in_one_reading_is_followed() -> None:
+    """RULES.md 3, `simultaneous_opening`, read at 10 SPS: hand 0 sows into [1, 1], hand 1's
+    last seed falls there too (a relay) and hand 1 lifts the pit, all within the 0.4 s one
+    reading takes to follow a change. The cup's one change is those three steps."""
+    name = "congkak_simultaneous_relay_after_other_seed_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    actions = [(a.t, a.action.to_json()) for a in simulation.world.log]
+    at_cup = [(t, a["action"], a["hand"]) for t, a in actions if a.get("at") == [1, 1]]
+    pattern = [("drop", 0), ("drop", 1), ("grab", 1)]
+    assert any(
+        [(kind, hand) for _, kind, hand in at_cup[k : k + 3]] == pattern
+        and at_cup[k + 2][0] - at_cup[k][0] < 0.6
+        for k in range(len(at_cup) - 2)
+    ), "the case is gone"
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    _same_as_truth(result)
