@@ -922,7 +922,14 @@ class Referee:
         if abs(self._seeds(pending.net_g) + before - after) > self._tolerance(before):
             return False
         t = pending.last_t
-        if not after and not self._due_at(place, *TAKES) and self._sown_by_the_other_first(place):
+        if (
+            not after
+            and not self._lift_due(place)
+            and self._sown_by_the_other_first(place)
+            # A hand free to start may lift the pit as it is, too: the hand in the middle
+            # of its move is the likelier (see `_expected_in_turn`), but it is a question.
+            and (not self._due_at(place, *TAKES) or not self._decide((cell, "sown first"), 2))
+        ):
             self._sow(place, t)
             self._take(cell, place, 2 * self.seed_g - pending.net_g, t, guessed=2)
             return True
