@@ -943,16 +943,20 @@ class Referee:
         return self._taken_then_other_seed(cell, place, take, lifted_g, pending, guessed=1)
 
     def _sown_by_the_other_first(self, place: Place) -> bool:
-        """Is the other hand's seed due here, and after it a lift of the pit (by that hand)?"""
-        if len(self.game.active_players()) < 2 or not self._due_at(place, StepKind.SOW):
-            return False
+        """Is the other hand's seed due here, and after it a lift of the pit by that hand?"""
+        return len(self.game.active_players()) >= 2 and self._sow_then_lift(place) is not None
+
+    def _sow_then_lift(self, place: Place) -> Step | None:
+        """The sow due at `place` if, after it, the same hand must lift the pit (its last
+        seed fell there: a relay or a capture)."""
+        if not self._due_at(place, StepKind.SOW):
+            return None
         sow = self._expected_at(place, StepKind.SOW)
         trial = self.game.copy()
-        return (
-            sow is not None
-            and trial.feed(sow).accepted
-            and any(s.at == place and s.kind in TAKES for s in trial.expected())
-        )
+        if sow is None or not trial.feed(sow).accepted:
+            return None
+        lifts = (s for s in trial.expected() if s.at == place and s.kind in TAKES)
+        return sow if any(s.player == sow.player for s in lifts) else None
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -1122,17 +1126,17 @@ class Referee:
         time one reading takes to settle. The net change is the pit's old content taken."""
         if place is None or not self._due_at(place, StepKind.SOW):
             return False
-        if self._due_at(place, *TAKES):
-            # The other hand (a simultaneous opening) may take the pit: see `_feed_take`.
+        if self._lift_due(place):
+            # The other hand (a simultaneous opening) must take the pit: see `_feed_take`.
             return False
         before = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
-        sow = self._expected_at(place, StepKind.SOW)
-        assert sow is not None
-        trial = self.game.copy()
-        trial.feed(sow)
-        if not any(s.at == place and s.kind in TAKES for s in trial.expected()):
+        if self._sow_then_lift(place) is None:
+            return False
+        if self._due_at(place, *TAKES) and self._decide((cell, "sown first"), 2):
+            # A hand free to start may have lifted the pit as it was: the likelier is the
+            # hand in the middle of its move (see `_expected_in_turn`), but it is a question.
             return False
         self._sow(place, pending.last_t)
         self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)

@@ -234,13 +234,15 @@ def test_a_finger_weighing_two_seeds_is_an_extra_seed_until_it_lifts(rate: int) 
     _same_as_truth(result)
 
 
-# (scenario, the cup) where hand 0's seed, hand 1's last seed and hand 1's lift fall in one
-# 10 SPS reading
+# (scenario, (the cup, the hand whose last seed falls there)) where one hand's seed, the other
+# hand's last seed and that hand's lift fall in one 10 SPS reading
 RELAY_IN_ONE_READING = {
-    "congkak_simultaneous_relay_after_other_seed_10sps": [1, 1],
-    # Hand 0's last seed went to its store just before: it may start again from any pit of
-    # its row, so lifting [0, 3] as it was would fit the rules too.
-    "congkak_simultaneous_relay_or_new_move_10sps": [0, 3],
+    "congkak_simultaneous_relay_after_other_seed_10sps": ([1, 1], 1),
+    # The first hand's last seed went to its store just before: it may start again from any
+    # pit of its row, so its lifting the pit as it was would fit the rules too (the landing
+    # taken early, or not).
+    "congkak_simultaneous_relay_or_new_move_10sps": ([0, 3], 1),
+    "congkak_simultaneous_relay_or_new_move_late_10sps": ([1, 2], 0),
 }
 
 
@@ -248,14 +250,14 @@ RELAY_IN_ONE_READING = {
 def test_at_10_sps_a_relay_after_the_other_hands_seed_in_one_reading_is_followed(
     name: str,
 ) -> None:
-    """RULES.md 3, `simultaneous_opening`, read at 10 SPS: hand 0 sows into a cup, hand 1's
-    last seed falls there too (a relay) and hand 1 lifts the pit, all within the 0.4 s one
-    reading takes to follow a change. The cup's one change is those three steps."""
+    """RULES.md 3, `simultaneous_opening`, read at 10 SPS: one hand sows into a cup, the other
+    hand's last seed falls there too (a relay) and that hand lifts the pit, all within the
+    0.4 s one reading takes to follow a change. The cup's one change is those three steps."""
     simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
     actions = [(a.t, a.action.to_json()) for a in simulation.world.log]
-    cup = RELAY_IN_ONE_READING[name]
+    cup, last = RELAY_IN_ONE_READING[name]
     at_cup = [(t, a["action"], a["hand"]) for t, a in actions if a.get("at") == cup]
-    pattern = [("drop", 0), ("drop", 1), ("grab", 1)]
+    pattern = [("drop", 1 - last), ("drop", last), ("grab", last)]
     assert any(
         [(kind, hand) for _, kind, hand in at_cup[k : k + 3]] == pattern
         and at_cup[k + 2][0] - at_cup[k][0] < 0.6
