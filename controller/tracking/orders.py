@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 SEARCH_S = 8.0  # choices this recent are answered again when a doubt arises
 COPY_EVERY_S = 1.0  # how often the referee is copied (a replay starts from the latest copy)
 # What one search may cost, in frames replayed (45 us each on this machine), a copy of the
-# referee (0.6 ms) counting as COPY_COST frames: at most 0.1 s or so.
+# referee (0.6 ms) counting as COPY_COST frames: at most 0.07 s at 80 SPS, 0.13 s at 10 SPS
+# (`sowboard bench openings`; a frame costs more at 10 SPS).
 MAX_REPLAYED = 1500
 COPY_COST = 15
 
