@@ -790,7 +790,7 @@ class Referee:
                 return False
         if self._one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
             return True  # a stray went and a seed came
-        if k == 0 or self._still_settling(cell, pending):
+        if k == 0 or self._settled_again(cell, pending):
             return False  # a press, a knock, creep or a landing settling: nothing moved
         if (
             n > 0
@@ -894,17 +894,28 @@ class Referee:
         self.last_landing[cell] = (t, grams)
         self.landed_t[cell] = t
 
-    def _still_settling(self, cell: int, pending: Pending) -> bool:
-        """Is a small fall the cup's last settling after a landing? A level can settle while
-        the impact still rings (a seed landing just as the cup comes to rest), and settle
-        again a fraction of a seed lower. No whole seed is that light (MIN_SEED is 4 sigma
-        below the mean at CV 15 %), and no seed is taken from an expected place that soon."""
+    def _settled_again(self, cell: int, pending: Pending) -> bool:
+        """Take a fall of under half a seed as the cup's last settling after a landing, if
+        it is one (True). A level
+        can settle while the impact still rings (a seed landing just as the cup comes to
+        rest), and settle again a fraction of a seed lower. If the landing was weighed, what
+        it leaves must be a whole seed (within a quarter): a light seed taken out leaves
+        about half of one. If it is, the landing's mass is corrected."""
         landed = self.landed_t.get(cell)
-        return (
-            landed is not None
-            and pending.onset_t - landed < SETTLING_S
-            and -0.5 < self._seeds(pending.net_g) < 0
-        )
+        n = self._seeds(pending.net_g)
+        if landed is None or pending.onset_t - landed >= SETTLING_S or not -0.5 < n < 0:
+            return False
+        landing = self.last_landing.get(cell)
+        if landing is None or landing[0] < landed:
+            return True  # (two seeds landed: no single mass was taken from them)
+        left = self._seeds(landing[1] + pending.net_g)
+        if round(left) < 1 or abs(left - round(left)) > 0.25:
+            return False
+        grams = landing[1] + pending.net_g
+        if self.single_seeds and self.single_seeds[-1] == landing[1]:
+            self.single_seeds[-1] = grams
+        self.last_landing[cell] = (landing[0], grams)
+        return True
 
     def _landed_then_taken(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """The guessed seed landed and the pit was emptied (a relay pickup or a capture) before
@@ -922,15 +933,13 @@ class Referee:
         if abs(self._seeds(pending.net_g) + before - after) > self._tolerance(before):
             return False
         t = pending.last_t
-        if (
-            not after
-            and not self._lift_due(place)
-            and self._sown_by_the_other_first(place)
+        sow = None if after or self._lift_due(place) else self._sow_then_lift(place)
+        if sow is not None and (
             # A hand free to start may lift the pit as it is, too: the hand in the middle
             # of its move is the likelier (see `_expected_in_turn`), but it is a question.
-            and (not self._due_at(place, *TAKES) or not self._decide((cell, "sown first"), 2))
+            not self._due_at(place, *TAKES) or not self._decide((cell, "sown first"), 2)
         ):
-            self._sow(place, t)
+            self._feed_sow(sow, t)
             self._take(cell, place, 2 * self.seed_g - pending.net_g, t, guessed=2)
             return True
         take = self._expected_at(place, *TAKES)
@@ -942,27 +951,32 @@ class Referee:
         lifted_g = pending.level_g - pending.net_g + self.seed_g  # the pit before, the seed
         return self._taken_then_other_seed(cell, place, take, lifted_g, pending, guessed=1)
 
-    def _sown_by_the_other_first(self, place: Place) -> bool:
-        """Is the other hand's seed due here, and after it a lift of the pit by that hand?"""
-        return len(self.game.active_players()) >= 2 and self._sow_then_lift(place) is not None
-
     def _sow_then_lift(self, place: Place) -> Step | None:
-        """The sow due at `place` if, after it, the same hand must lift the pit (its last
-        seed fell there: a relay or a capture)."""
-        if not self._due_at(place, StepKind.SOW):
-            return None
-        sow = self._expected_at(place, StepKind.SOW)
-        trial = self.game.copy()
-        if sow is None or not trial.feed(sow).accepted:
-            return None
-        lifts = (s for s in trial.expected() if s.at == place and s.kind in TAKES)
-        return sow if any(s.player == sow.player for s in lifts) else None
+        """A sow due at `place` after which the same hand must lift the pit (its last seed
+        fell there: a relay or a capture); if both hands' would, which (see `_choose`).
+        Called after a guessed landing there, it can only be the other hand's."""
+        fits: list[Step] = []
+        for sow in self._expected_in_turn():
+            if sow.at != place or sow.kind is not StepKind.SOW:
+                continue
+            trial = self.game.copy()
+            if trial.feed(sow).accepted and any(
+                s.at == place and s.kind in TAKES and s.player == sow.player
+                for s in trial.expected()
+            ):
+                fits.append(sow)
+        if len(fits) < 2:
+            return fits[0] if fits else None
+        return self._choose(tuple(fits))
 
     # -- actions --------------------------------------------------------------------------------
 
     def _sow(self, place: Place | None, t: float) -> bool:
         step = self._expected_at(place, StepKind.SOW)
-        if step is None or step.at is None:
+        return step is not None and self._feed_sow(step, t)
+
+    def _feed_sow(self, step: Step, t: float) -> bool:
+        if step.at is None:
             return False
         before = self.game.copy()
         if not self.game.feed(step).accepted:
@@ -976,8 +990,9 @@ class Referee:
     def _last_sown_here(self, cell: int) -> bool:
         """Was the last step a sow into this cup? (A fall may be that seed taken back.)"""
         last = self.last_sow
+        # (By value: after `adopt` the step may be another object, equal to it.)
         return (
-            last is not None and last[0] == cell and bool(self.steps) and self.steps[-1] is last[2]
+            last is not None and last[0] == cell and bool(self.steps) and self.steps[-1] == last[2]
         )
 
     def _sow_taken_back(self, cell: int, pending: Pending) -> bool:
@@ -1132,13 +1147,14 @@ class Referee:
         before = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
-        if self._sow_then_lift(place) is None:
+        sow = self._sow_then_lift(place)
+        if sow is None:
             return False
         if self._due_at(place, *TAKES) and self._decide((cell, "sown first"), 2):
             # A hand free to start may have lifted the pit as it was: the likelier is the
             # hand in the middle of its move (see `_expected_in_turn`), but it is a question.
             return False
-        self._sow(place, pending.last_t)
+        self._feed_sow(sow, pending.last_t)
         self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
         return True
 
@@ -1540,20 +1556,26 @@ class Referee:
     def doubts(self) -> int:
         """What speaks against the steps taken: flags raised for what the hands did (a
         sensor's fault is no judgement of them), and a hand that should hold seeds but has
-        made no step for STALL_S (a seed taken for one of its steps still to come)."""
+        stalled (see `_stalled`: a seed taken for one of its steps still to come)."""
         flags = sum(1 for f in self.flags if f.kind != SENSOR_FAULT)
         return flags + sum(self._stalled(p) for p in (0, 1))
 
     def _stalled(self, player: int) -> bool:
-        """Has a hand that should hold seeds made no step for STALL_S, or for three of its
-        own recent steps' intervals if it is slower (a child may take 2 s a seed)?"""
+        """Has a hand that should hold seeds made no step for STALL_S, or, if it is slower,
+        for three times the lower median of its last five intervals (a child may take 2 s a
+        seed)?"""
         if not self.game.hands[player].seeds:
             return False
-        times = [r.t for r in reversed(self.steps[-40:]) if r.step.player == player][:6]
+        times: list[float] = []
+        for recognised in reversed(self.steps):
+            if recognised.step.player == player:
+                times.append(recognised.t)
+                if len(times) == 6:
+                    break
         if not times:
             return False
         gaps = sorted(a - b for a, b in itertools.pairwise(times))
-        usual = gaps[len(gaps) // 2] if gaps else 0.0
+        usual = gaps[(len(gaps) - 1) // 2] if len(gaps) >= 2 else 0.0
         return self.now - times[0] >= max(STALL_S, 3 * usual)
 
     def active_flags(self) -> list[Flag]:

@@ -144,3 +144,30 @@ def test_what_is_kept_replays_to_the_referee_followed(scenario: str) -> None:
             assert _replays_as_followed(orders, referee), f"at {frame.t:.2f} s"
             checked += 1
     assert checked >= 3 and orders.taken_back >= 1
+
+
+def test_a_referee_that_takes_on_a_replay_still_knows_its_last_sow() -> None:
+    """After `adopt`, the steps both followed alike are the live referee's objects; the last
+    sow (a finger or a take-back may undo it, see `_sow_taken_back`) must still be known."""
+    scenario = parse_scenario({"variant": "kalah", "moves": [2]}, "kalah")
+    simulation = build_simulation(scenario)
+    world = simulation.world
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, 80)
+    copy: Referee | None = None
+    while (frame := source.read(None)) is not None:
+        referee.process(frame)
+        if copy is not None:
+            copy.process(frame)
+        sows = [r for r in referee.steps if r.step.kind.value == "sow"]
+        if copy is None and len(sows) == 1:
+            copy = referee.snapshot()
+        if len(sows) == 2:
+            break
+    assert copy is not None and copy.steps == referee.steps
+    assert copy.steps[-1] is not referee.steps[-1]  # followed apart: equal, not the same
+    referee.adopt(copy)
+    last = referee.steps[-1]
+    assert last.step.at is not None
+    assert referee._last_sown_here(referee.cell_of[last.step.at])

@@ -150,11 +150,14 @@ def test_a_wild_sample_at_start_up_is_a_glitch_not_a_lift(rate: int, wild: int) 
     assert account is not None and abs(account - referee.detector.cells[cell].level) < 1.0
 
 
-def test_a_landing_that_settles_again_a_little_lower_is_one_seed() -> None:
+@pytest.mark.parametrize("taken_back", [False, True])
+def test_a_landing_that_settles_again_a_little_lower_is_one_seed(taken_back: bool) -> None:
     """A cup can come to rest while a landing's impact still rings (a seed landing just as a
     lift there ends) and settle again a fraction of a seed lower. That second settling is no
-    seed taken (no whole seed weighs 0.4 of the mean): no flag, the sow counted once.
-    (Natural seeds: 1.4 seeds may be one heavy seed, so the first level is taken at once.)"""
+    seed taken (what is left is a whole seed, not the half a light seed leaves): no flag, the
+    sow counted once. (Natural seeds: 1.4 seeds may be one heavy seed, so the first level is
+    taken at once.) If the hand then takes that seed back, the sow is undone: what leaves
+    weighs what the landing came to, not its first reading."""
     referee, source = _referee(seed_cv=0.15)
     lifted, landed = referee.cell_of[Place(0, 2)], referee.cell_of[Place(0, 3)]
     seed = referee.seed_g
@@ -163,12 +166,14 @@ def test_a_landing_that_settles_again_a_little_lower_is_one_seed() -> None:
 
     def grams(k: int) -> dict[int, float]:
         # Pit [0, 2] lifted at 1 s; a seed in [0, 3] at 1.5 s that first reads 1.4 seeds and
-        # 0.15 s later settles at one.
+        # 0.15 s later settles at one; perhaps taken back at 2.5 s.
         out: dict[int, float] = {}
         if k >= 80:
             out[lifted] = -content
         if k >= 120:
             out[landed] = seed * (1.4 if k < 132 else 1.0)
+        if taken_back and k >= 200:
+            out[landed] = 0.0
         return out
 
     for k in range(320):
@@ -179,7 +184,6 @@ def test_a_landing_that_settles_again_a_little_lower_is_one_seed() -> None:
             raw[cell] = int(raw[cell] + delta * referee.detector.calibration[cell][1])  # type: ignore[operator]
         referee.process(replace(frame, raw=tuple(raw)))
     assert referee.flags == []
-    assert [(r.step.kind.value, r.step.at) for r in referee.steps] == [
-        ("pickup", Place(0, 2)),
-        ("sow", Place(0, 3)),
-    ]
+    steps = [(r.step.kind.value, r.step.at) for r in referee.steps]
+    assert steps == [("pickup", Place(0, 2))] + ([] if taken_back else [("sow", Place(0, 3))])
+    assert referee.expected_places() == ([Place(0, 3)] if taken_back else [Place(0, 4)])
