@@ -124,6 +124,9 @@ class Carry:
     from_place: Place
     flag: Flag | None = None
     guessed: int = 0  # seeds in mass_g whose own mass was never seen (a mean seed assumed)
+    # A seed that fell in while the pit was lifted and went with the rest: the cup never
+    # weighed it, so it is not in what the lift is seen to take (see `_lifted_mass`).
+    along_g: float = 0.0
 
 
 @dataclass
@@ -1110,6 +1113,7 @@ class Referee:
         guessed: int = 0,
         seed_before: bool = True,
     ) -> bool:
+        along_g = 0.0
         sow = self._expected_at(place, StepKind.SOW) if seed_before else None
         if sow is not None and sow.player != step.player:
             # The other hand's seed is due here too (a simultaneous opening). The lift nets
@@ -1121,8 +1125,8 @@ class Referee:
                 and trial.feed(step).accepted
                 and self._decide((cell, step), 2)
             ):
-                self._sow(place, t)
-                lifted_g += self.seed_g
+                self._feed_sow(sow, t)
+                along_g = self.seed_g
                 guessed += 1
         count = self.game.board[self.rules.index_of(place)]
         if not self.game.feed(step).accepted:
@@ -1132,7 +1136,17 @@ class Referee:
             taker = step.player if step.kind is StepKind.CAPTURE else step.to_player
             assert taker is not None
             store = self.cell_of[Place(taker, "store")]
-            self.carries.append(Carry(taker, count, lifted_g, store, place, guessed=guessed))
+            self.carries.append(
+                Carry(
+                    taker,
+                    count,
+                    lifted_g + along_g,
+                    store,
+                    place,
+                    guessed=guessed,
+                    along_g=along_g,
+                )
+            )
         return True
 
     def _sown_then_taken(self, cell: int, place: Place | None, pending: Pending) -> bool:
@@ -1187,7 +1201,7 @@ class Referee:
         """What actually left the pit, to find it in the store (taken early, it was a guess)."""
         for carry in self.carries:
             if carry.flag is None and carry.from_place == place:
-                carry.mass_g = lifted_g
+                carry.mass_g = lifted_g + carry.along_g
 
     def _take_settled(self, cell: int, tentative: Tentative, pending: Pending, late: bool) -> bool:
         """The cup of a pit taken early has settled: the take is confirmed, or leaves seeds

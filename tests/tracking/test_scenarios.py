@@ -171,6 +171,10 @@ ORDER_CASES = {
     # Hand 1's seed lands where hand 0's last seed just made a capture, and hand 0 takes
     # both: nothing after says so but that hand 1 then rests with no seed left to sow.
     "congkak_simultaneous_capture_takes_other_seed": ("drop", "move"),
+    # Hand 1's last seed lands in its empty pit a moment after hand 0's (an order to answer
+    # again), and hand 0's next seed falls into that pit while hand 1's capture presses on
+    # it: it goes to hand 1's store with the capture, though the cup never weighed it.
+    "congkak_simultaneous_seed_into_a_capture": ("move", "drop"),
 }
 
 
