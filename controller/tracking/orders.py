@@ -60,7 +60,6 @@ class OrderSearch:
     searches: int = 0
     search_s: float = 0.0  # time spent searching, in all
     longest_search_s: float = 0.0  # the longest search (the loop waits that long for a frame)
-    replayed: int = 0
     taken_back: int = 0  # choices answered again by a search
     budget: int = 0  # frames the search under way may still replay
 
@@ -209,7 +208,6 @@ class OrderSearch:
             if referee.choices:
                 made.append(_choice(k, referee))
         referee.forced = []
-        self.replayed += stop - start
         self.budget -= stop - start + COPY_COST
         return referee, made
 

@@ -832,12 +832,7 @@ class Referee:
                 self._arrive(carries, t, pending.net_g)
                 return True
             if not self._blocked() and self._sow(place, t):
-                landed = self._landed_here(n, place, self.steps[-1].step.player)
-                # In a simultaneous opening both hands may have sown here at once.
-                while landed >= 2 and self._sow(place, t):
-                    landed -= 1
-                if landed >= 2:
-                    self._stray(cell, landed - 1, t, EXTRA_SEED)
+                self._seeds_landed(cell, place, pending, t, self.steps[-1].step.player)
                 return True
             self._stray(cell, k, t)
             return True
@@ -877,8 +872,8 @@ class Referee:
     def _seeds_landed(
         self, cell: int, place: Place | None, pending: Pending, t: float, player: int
     ) -> None:
-        """Seeds landed where one was taken early: one seed, or one per hand due there (a
-        simultaneous opening), the rest extra."""
+        """Seeds landed where `player`'s seed was just taken: one seed, or one per hand due
+        there (a simultaneous opening), the rest extra."""
         landed = self._landed_here(self._seeds(pending.net_g), place, player)
         if landed == 1:
             self._seed_seen(cell, pending.net_g, t)
@@ -899,11 +894,10 @@ class Referee:
 
     def _settled_again(self, cell: int, pending: Pending) -> bool:
         """Take a fall of under half a seed as the cup's last settling after a landing, if
-        it is one (True). A level
-        can settle while the impact still rings (a seed landing just as the cup comes to
-        rest), and settle again a fraction of a seed lower. If the landing was weighed, what
-        it leaves must be a whole seed (within a quarter): a light seed taken out leaves
-        about half of one. If it is, the landing's mass is corrected."""
+        it is one (True). A level can settle while the impact still rings (a seed landing
+        just as the cup comes to rest), and settle again a fraction of a seed lower. If the
+        landing was weighed, what it leaves must be a whole seed (within a quarter): a light
+        seed taken out leaves about half of one. If it is, the landing's mass is corrected."""
         landed = self.landed_t.get(cell)
         n = self._seeds(pending.net_g)
         if landed is None or pending.onset_t - landed >= SETTLING_S or not -0.5 < n < 0:
