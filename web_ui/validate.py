@@ -157,7 +157,16 @@ def login_pin(body: dict[str, Any]) -> str:
 
 
 def sim_move_args(body: dict[str, Any], pits: int) -> dict[str, Any]:
-    only_fields(body, ("pit",))
+    """{pit}: the move of the player to move; {pits: [hand 0's, hand 1's]}: both hands'
+    first pits in a simultaneous opening (the daemon says which one the game needs)."""
+    only_fields(body, ("pit", "pits"))
+    if "pits" in body:
+        if "pit" in body:
+            raise bad("pits", "send either pit or pits, not both")
+        both = body["pits"]
+        if not isinstance(both, list) or len(both) != 2:
+            raise bad("pits", f"expected two pit indexes (hand 0's, hand 1's), got {_show(both)}")
+        return {"pits": [integer(p, f"pits[{i}]", 0, pits - 1) for i, p in enumerate(both)]}
     if "pit" not in body:
         raise bad("pit", "is missing (the pit index to play, from 0)")
     return {"pit": integer(body["pit"], "pit", 0, pits - 1)}

@@ -48,7 +48,8 @@ published at the next tick (1/30 s) after it changes.
 
 Commands (`command(name, args)`): `new_game` {variant?, options?}, `undo` {}, `calibrate`
 {stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, and on the simulated board
-`sim_move` {pit} (the virtual hand plays that move for the player to move), `sim_mistake`
+`sim_move` {pit} (the virtual hand plays that move for the player to move; in a simultaneous
+opening {pits: [hand 0's, hand 1's]}, both hands at once), `sim_mistake`
 {kind} (one of the flag kinds the simulator can act out), `sim_actions` {actions: [...]}
 (SIMULATION.md physical actions, times relative to now). A rejected command raises
 `CommandError(field, message)`.

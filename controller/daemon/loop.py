@@ -52,6 +52,7 @@ from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollowe
 from controller.sensing.frames import Frame, SourceStatus
 from controller.sim import (
     MistakeNotPossible,
+    OpeningChoiceError,
     PlayerParams,
     Scenario,
     ScenarioError,
@@ -60,6 +61,7 @@ from controller.sim import (
     action_end,
     parse_actions,
     schedule_move,
+    schedule_opening,
 )
 from controller.sim.world import CellCalibration
 from controller.tracking.referee import Flag, RecognisedStep, Referee
@@ -1222,10 +1224,9 @@ class BoardLoop:
             )
         return self.sim
 
-    def _sim_game(self) -> Any:
-        """The game the virtual hand plays: the referee's, when the board matches it."""
-        from controller.rules import Game
-
+    def _sim_follower(self) -> StepFollower:
+        """The referee's game, when the virtual hand may play on it: between moves, with the
+        simulated board matching it."""
         sim = self._need_sim()
         referee = self.referee
         if referee is None:
@@ -1233,10 +1234,6 @@ class BoardLoop:
         follower = referee.game
         if follower.over:
             raise CommandError("command", "the game is over")
-        if follower.to_move is None:
-            raise CommandError(
-                "command", "the simultaneous opening cannot be played by the virtual hand"
-            )
         if referee.phase() != "start" or not at_move_boundary(follower):
             raise CommandError("command", "a move is in progress")
         truth = sim.world.truth()
@@ -1249,9 +1246,44 @@ class BoardLoop:
             raise CommandError(
                 "command", "the simulated board does not match the game: put it right first"
             )
-        game = Game(self.game.rules, start=position)
+        return follower
+
+    def _sim_game(self, follower: StepFollower) -> Any:
+        """The game the virtual hand plays one move of (not in the simultaneous opening)."""
+        from controller.rules import Game
+
+        if follower.to_move is None:
+            raise CommandError(
+                "command",
+                "in the simultaneous opening both hands play at once: "
+                "sim_move with pits [hand 0's pit, hand 1's pit]",
+            )
+        game = Game(self.game.rules, start=follower.position())
         game.history = follower.history.copy()
         return game
+
+    def _sim_opening(self, follower: StepFollower, pits: Any) -> dict[str, Any]:
+        """Both virtual hands play the simultaneous opening from `pits` (one per hand)."""
+        if (
+            not isinstance(pits, list | tuple)
+            or len(pits) != 2
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in pits)
+        ):
+            raise CommandError(
+                "pits",
+                f"{pits!r} is not two pit numbers (hand 0's and hand 1's first pit)",
+            )
+        if follower.position() != StepFollower.new(self.game.rules).position():
+            raise CommandError(
+                "command", "the simultaneous opening is under way: finish it by hand"
+            )
+        assert self.sim is not None
+        try:
+            opening = schedule_opening(self.sim.world, self.game.rules, (pits[0], pits[1]))
+        except OpeningChoiceError as err:
+            raise CommandError("pits", str(err)) from None
+        self._schedule(opening.actions)
+        return {"played": list(opening.pits), "player": None}
 
     def _schedule(self, actions: list[Any]) -> None:
         """Note how long the virtual hand is busy with `actions` (already in the world)."""
@@ -1266,7 +1298,14 @@ class BoardLoop:
         self._save_layout_pending = True
 
     def _cmd_sim_move(self, args: dict[str, Any]) -> dict[str, Any]:
-        game = self._sim_game()
+        follower = self._sim_follower()
+        if follower.to_move is None and "pit" not in args:
+            return self._sim_opening(follower, args.get("pits"))
+        if "pits" in args:
+            raise CommandError(
+                "pits", "both hands' pits are for the simultaneous opening only: send pit"
+            )
+        game = self._sim_game(follower)
         pit = args.get("pit")
         if not isinstance(pit, int) or isinstance(pit, bool):
             raise CommandError("pit", f"{pit!r} is not a pit number")
@@ -1279,7 +1318,7 @@ class BoardLoop:
         return {"played": pit, "player": game.to_move}
 
     def _cmd_sim_mistake(self, args: dict[str, Any]) -> dict[str, Any]:
-        game = self._sim_game()
+        game = self._sim_game(self._sim_follower())
         kind = args.get("kind")
         pit = args.get("pit")
         assert self.sim is not None
@@ -1322,7 +1361,16 @@ class BoardLoop:
         if any(f.active for f in self.referee.flags):
             return
         try:
-            sim_game = self._sim_game()
+            follower = self._sim_follower()
+            if follower.to_move is None:
+                # Each hand starts from a random pit of its own row that holds seeds.
+                legal = [
+                    [s.at.pit for s in follower.expected() if s.player == p and s.at is not None]
+                    for p in (0, 1)
+                ]
+                self._sim_opening(follower, [self.rng.choice(pits) for pits in legal])
+                return
+            sim_game = self._sim_game(follower)
         except CommandError:
             return
         pit = self.rng.choice(sim_game.legal_moves())

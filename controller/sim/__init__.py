@@ -11,11 +11,13 @@ from .player import (
     MistakeNotPossible,
     OpeningChoiceError,
     ScheduledMove,
+    ScheduledOpening,
     Simulation,
     VirtualPlayer,
     build_simulation,
     build_world,
     schedule_move,
+    schedule_opening,
 )
 from .scenario import (
     Action,
@@ -54,6 +56,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "ScheduledMove",
+    "ScheduledOpening",
     "SensorParams",
     "SimSource",
     "SimWorld",
@@ -67,4 +70,5 @@ __all__ = [
     "parse_actions",
     "parse_scenario",
     "schedule_move",
+    "schedule_opening",
 ]

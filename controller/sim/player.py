@@ -553,6 +553,35 @@ def schedule_move(
     )
 
 
+@dataclass(frozen=True)
+class ScheduledOpening:
+    """A simultaneous opening handed to a running world: each hand's first pit, the hands'
+    actions on the world's clock, and the game after it."""
+
+    pits: tuple[int, int]
+    actions: list[Action]
+    game: Game
+
+
+def schedule_opening(
+    world: SimWorld,
+    rules: Rules,
+    pits: tuple[int, int],
+    params: PlayerParams | None = None,
+) -> ScheduledOpening:
+    """Have both virtual hands play the congkak simultaneous opening on a running world,
+    starting now: hand 0 from its pit `pits[0]`, hand 1 from `pits[1]`; a hand that ends in its
+    own store and goes again (rule A) starts from a random legal pit. The board must be at the
+    start position. OpeningChoiceError (a ValueError) for a pit that cannot start.
+    """
+    rng = random.Random(world.rng.random())
+    player = VirtualPlayer(Game(rules), params or world.scenario.player, rng)
+    player._moves = 1  # not the first move of a session: no extra settling delay
+    player.play_opening(pits, choose=lambda hand, legal: rng.choice(legal))
+    base = world.schedule(player.actions)
+    return ScheduledOpening(pits, [a.shifted(base) for a in player.actions], player.game)
+
+
 def build_world(scenario: Scenario) -> SimWorld:
     """Just the world of `build_simulation`."""
     return build_simulation(scenario).world

@@ -295,3 +295,25 @@ def test_the_daemon_can_have_the_virtual_hand_play_a_clicked_move() -> None:
     truth = world.truth()
     assert {"pits": truth["pits"], "stores": truth["stores"]} == position_json(second.game)
     assert truth["hand"] == [0, 0]
+
+
+def test_the_daemon_can_have_both_virtual_hands_play_the_opening() -> None:
+    """RULES.md `simultaneous_opening`: on a running board both hands start now, from the
+    pits given; the hands end with the truth at the game after the opening."""
+    from controller.sim import SimSource, schedule_opening
+
+    world = SimWorld(scenario("congkak", options={"pits": 5, "simultaneous_opening": True}))
+    source = SimSource(world, endless=True)
+    for _ in range(200):
+        source.read()
+    started = world.now
+    opening = schedule_opening(world, world.rules, (3, 1))
+    assert opening.pits == (3, 1) and opening.actions[0].t > started
+    firsts = [next(a for a in opening.actions if a.hand == h) for h in (0, 1)]
+    assert [(a.kind, a.at) for a in firsts] == [("grab", Place(0, 3)), ("grab", Place(1, 1))]
+    assert opening.game.to_move is not None  # the opening is over
+    while world.now < max(a.t for a in opening.actions) + 2.0:
+        source.read()
+    truth = world.truth()
+    assert {"pits": truth["pits"], "stores": truth["stores"]} == position_json(opening.game)
+    assert truth["hand"] == [0, 0]

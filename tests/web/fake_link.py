@@ -37,8 +37,16 @@ def key(place: Place) -> str:
 class FakeLink:
     """Implements `DaemonLink`; `commands` lists every (name, args) it was sent."""
 
-    def __init__(self, *, sim: bool = True, variant: str = "congkak", pits: int | None = None):
+    def __init__(
+        self,
+        *,
+        sim: bool = True,
+        variant: str = "congkak",
+        pits: int | None = None,
+        opening: bool = False,
+    ):
         self.sim = sim
+        self.opening = opening  # a simultaneous opening: no player to move until it is played
         self.commands: list[tuple[str, dict[str, Any]]] = []
         self._cond = threading.Condition()
         self._version = 0
@@ -116,7 +124,8 @@ class FakeLink:
         }
         self.rows = [[seeds] * pits, [seeds] * pits]
         self.stores = [0, 0]
-        self.to_move = 0
+        self.to_move: int | None = None if self.opening else 0
+        self.options["simultaneous_opening"] = self.opening
         self.moves: list[int] = []
         self.history: list[dict[str, Any]] = []
         self.flags: list[dict[str, Any]] = []
@@ -130,8 +139,7 @@ class FakeLink:
         ring += [(1 - player, i) for i in range(self.pits)]
         return ring
 
-    def _play(self, pit: int) -> None:
-        player = self.to_move
+    def _play(self, pit: int, player: int) -> None:
         hand, self.rows[player][pit] = self.rows[player][pit], 0
         ring = self._ring(player)
         at = ring.index((player, pit))
@@ -147,10 +155,12 @@ class FakeLink:
         self.last = place
         self.moves.append(pit)
         self.history.append({"ply": len(self.moves), "player": player, "pit": pit})
+        to_move = player
         if place != (player, "store") or not self.options["extra_turn"]:
-            self.to_move = 1 - player
-        if not any(self.rows[self.to_move]) and any(self.rows[1 - self.to_move]):
-            self.to_move = 1 - self.to_move
+            to_move = 1 - player
+        if not any(self.rows[to_move]) and any(self.rows[1 - to_move]):
+            to_move = 1 - to_move
+        self.to_move = to_move
         self.turn_started = time.monotonic()
 
     def _over(self) -> bool:
@@ -165,7 +175,8 @@ class FakeLink:
     def _expected(self) -> list[list[Any]]:
         if self._over():
             return []
-        return [[self.to_move, i] for i, n in enumerate(self.rows[self.to_move]) if n > 0]
+        players = (0, 1) if self.to_move is None else (self.to_move,)
+        return [[p, i] for p in players for i, n in enumerate(self.rows[p]) if n > 0]
 
     # ------------------------------------------------------------ commands
 
@@ -176,10 +187,10 @@ class FakeLink:
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
         if not self.moves:
             raise CommandError("command", "there is no move to undo")
-        moves = self.moves[:-1]
+        played = self.history[:-1]
         self._new_game(self.variant, {"pits": self.pits})
-        for pit in moves:
-            self._play(pit)
+        for move in played:
+            self._play(move["pit"], move["player"])
         return {"moves": len(self.moves)}
 
     def _cmd_calibrate(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -201,12 +212,19 @@ class FakeLink:
 
     def _cmd_sim_move(self, args: dict[str, Any]) -> dict[str, Any]:
         self._need_sim()
+        if self.to_move is None:  # (the opening: one hand after the other, then player 1)
+            if "pits" not in args:
+                raise CommandError("command", "sim_move with pits [hand 0's pit, hand 1's pit]")
+            for player, pit in enumerate(args["pits"]):
+                self._play(pit, player)
+            self.to_move = 0
+            return {"played": list(args["pits"]), "player": None}
         pit = args.get("pit")
         if not isinstance(pit, int) or not 0 <= pit < self.pits:
             raise CommandError("pit", f"no pit {pit!r}")
         if self.rows[self.to_move][pit] == 0:
             raise CommandError("pit", f"pit {pit} of player {self.to_move} is empty")
-        self._play(pit)
+        self._play(pit, self.to_move)
         return {"played": pit}
 
     def _cmd_sim_mistake(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -214,6 +232,8 @@ class FakeLink:
         kind = args.get("kind")
         if kind not in MISTAKES:
             raise CommandError("kind", f"no such mistake {kind!r}")
+        if self.to_move is None:
+            raise CommandError("command", "not in the simultaneous opening")
         me, other = self.to_move, 1 - self.to_move
         at, expected = {
             "wrong_start": ([other, 0], self._expected()),

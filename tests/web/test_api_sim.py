@@ -68,6 +68,20 @@ def test_actions_are_checked_and_passed_on(client: FlaskClient, link: FakeLink) 
     assert len(args["actions"]) == len(actions)
 
 
+def test_both_hands_start_the_simultaneous_opening() -> None:
+    """RULES.md `simultaneous_opening`: both players make their first move at once, so the
+    page sends both hands' pits in one request."""
+    link = FakeLink(opening=True)
+    client = create_app(link, dict(TEST_CONFIG)).test_client()
+    assert client.get("/api/state").get_json()["game"]["position"]["to_move"] is None
+
+    response = post(client, "/api/sim/move", {"pits": [2, 4]})
+
+    assert response.status_code == 200
+    assert link.commands == [("sim_move", {"pits": [2, 4]})]
+    assert client.get("/api/state").get_json()["game"]["position"]["to_move"] == 0
+
+
 GRAB = {"t": 0, "action": "grab", "at": [0, 2]}
 
 BAD_SIM_BODIES = [
@@ -79,6 +93,12 @@ BAD_SIM_BODIES = [
     ("move", {"pit": -1}, "pit"),
     ("move", {"pit": 7}, "pit"),
     ("move", {"pit": 2, "player": 1}, "player"),
+    ("move", {"pits": 3}, "pits"),
+    ("move", {"pits": [3]}, "pits"),
+    ("move", {"pits": [3, 1, 2]}, "pits"),
+    ("move", {"pits": [3, "1"]}, "pits[1]"),
+    ("move", {"pits": [7, 1]}, "pits[0]"),
+    ("move", {"pits": [3, 1], "pit": 3}, "pits"),
     ("mistake", {}, "kind"),
     ("mistake", {"kind": "cheat"}, "kind"),
     ("mistake", {"kind": ["wrong_pit"]}, "kind"),

@@ -8,6 +8,7 @@ A screenshot of the board with a flag goes to /tmp/sowboard-page.png (Japanese:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,6 +166,43 @@ def test_keyboard_plays_a_pit(watched: Watched, served: WebServer) -> None:
 
     expect(count(page, 0, 6)).to_have_text("0")
     expect(place(page, 1, 6)).to_have_attribute("role", "button")  # player 2 may play now
+
+
+def test_both_hands_start_a_simultaneous_opening(browser: Browser) -> None:
+    """RULES.md `simultaneous_opening`: both rows are playable; one pit of each, then both
+    hands go at once."""
+    link = FakeLink(opening=True)
+    app = create_app(link, dict(TEST_CONFIG))
+    with WebServer(app, "127.0.0.1", 0) as server:
+        context = browser.new_context(locale="en-US")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server.url + "/")
+        expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+        expect(page.locator("#turn")).to_have_text("Both players at once")
+        expect(page.locator("#expect")).to_have_text(
+            "Both players: pick up all the seeds from one of your lit pits, at the same time."
+        )
+        expect(place(page, 1, 4)).to_have_attribute(
+            "aria-label",
+            "Start player 2 from Player 2, pit 5. Player 2, pit 5: 7 seeds. Light: blue, pulsing.",
+        )
+
+        place(page, 1, 4).click()
+
+        expect(place(page, 1, 4)).to_have_class(re.compile(r"\bchosen\b"))
+        expect(page.locator("#expect")).to_have_text("Now choose player 1's pit.")
+        assert link.commands == []
+
+        place(page, 0, 2).click()
+
+        expect(page.locator("#turn")).to_have_text("Player 1's turn (bottom row)")
+        assert link.commands == [("sim_move", {"pits": [2, 4]})]
+        expect(count(page, 1, 4)).to_have_text("0")
+        expect(place(page, 1, 4)).not_to_have_class(re.compile(r"\bchosen\b"))
+        assert errors == []
+        context.close()
 
 
 def test_falls_back_to_polling_without_event_stream(

@@ -17,6 +17,7 @@
   var HEIGHT = 420;
 
   var drawn = null; // {key, places: {"p,i": {group, ring, count, color, next, problem}}}
+  var openingPick = [null, null]; // the simultaneous opening: each hand's pit, once clicked
 
   function svg(tag, attrs, text) {
     var node = document.createElementNS(SVG, tag);
@@ -206,6 +207,8 @@
     );
     var lights = (status.leds && status.leds.places) || {};
     var playable = canPlay(status);
+    var opening = isOpening(status);
+    if (!opening || !playable) openingPick = [null, null];
 
     [0, 1].forEach(function (player) {
       var label = drawn.labels[player];
@@ -230,13 +233,19 @@
       view.next.classList.toggle("shown", !!expected[k]);
       view.problem.classList.toggle("shown", !!problems[k]);
       var name = S.absPlaceName(place);
-      var clickable = playable && place[0] === mover && place[1] !== "store" && seeds > 0;
+      // In the simultaneous opening both rows are played: one pit of each, then both go.
+      var clickable = playable && (opening || place[0] === mover) && place[1] !== "store" &&
+        seeds > 0;
       view.group.classList.toggle("playable", clickable);
+      view.group.classList.toggle("chosen", opening && openingPick[place[0]] === place[1]);
       if (clickable) {
+        var action = opening
+          ? t("sim_opening_pick", { n: place[0] + 1, place: name })
+          : t("sim_play_pit", { place: S.placeName(place, mover) });
         view.group.setAttribute("tabindex", "0");
         view.group.setAttribute("role", "button");
         view.group.setAttribute(
-          "aria-label", t("sim_play_pit", { place: S.placeName(place, mover) }) + ". " +
+          "aria-label", action + ". " +
             t("aria_place", { place: name, seeds: S.seeds(seeds), color: S.lightName(light) })
         );
       } else {
@@ -251,8 +260,34 @@
 
   function play(group) {
     if (!group.classList.contains("playable")) return;
-    var pit = Number(group.dataset.place.split(",")[1]);
-    S.report(S.post("/api/sim/move", { pit: pit }));
+    var parts = group.dataset.place.split(",");
+    var pit = Number(parts[1]);
+    if (!isOpening(S.status)) {
+      S.report(S.post("/api/sim/move", { pit: pit }));
+      return;
+    }
+    openingPick[Number(parts[0])] = pit;
+    if (openingPick[0] !== null && openingPick[1] !== null) {
+      var pits = openingPick;
+      openingPick = [null, null];
+      S.report(S.post("/api/sim/move", { pits: pits }));
+    }
+    renderBoard(S.status);
+    renderTurn(S.status);
+  }
+
+  // The simultaneous opening (RULES.md `simultaneous_opening`): no player to move yet.
+  function isOpening(status) {
+    var pos = status.game.position;
+    return !pos.over && pos.to_move === null;
+  }
+
+  function openingExpectation(status) {
+    var game = status.game;
+    if (game.expected_kind !== "pickup" || game.phase !== "start") return t("expect_opening");
+    if (openingPick[0] !== null && openingPick[1] === null) return t("sim_opening_other", { n: 2 });
+    if (openingPick[1] !== null && openingPick[0] === null) return t("sim_opening_other", { n: 1 });
+    return t("expect_opening_pick");
   }
 
   function expectation(status) {
@@ -262,6 +297,7 @@
     var places = game.expected || [];
     var where = S.placeList(places, pos.to_move);
     if (pos.over) return "";
+    if (isOpening(status)) return openingExpectation(status);
     switch (game.expected_kind) {
       case "pickup":
         if (game.phase === "relay") return t("expect_relay", { n: n, place: where });
@@ -290,15 +326,22 @@
         var w = pos.winner;
         turn.textContent = t("over_win", { n: w + 1, a: pos.stores[w], b: pos.stores[1 - w] });
       }
+    } else if (isOpening(status)) {
+      turn.textContent = t("turn_both");
     } else {
       turn.textContent = t("turn", { n: pos.to_move + 1 }) + " " +
         t(pos.to_move === 0 ? "turn_bottom" : "turn_top");
     }
-    turn.dataset.player = pos.over ? "over" : String(pos.to_move);
+    turn.dataset.player = pos.over ? "over" : isOpening(status) ? "both" : String(pos.to_move);
     document.getElementById("expect").textContent = expectation(status);
     var hand = status.game.hand || [0, 0];
-    var inHand = pos.over ? 0 : hand[pos.to_move] || 0;
-    document.getElementById("hand").textContent = inHand > 0 ? t("hand", { seeds: S.seeds(inHand) }) : "";
+    var handText = "";
+    if (isOpening(status)) {
+      if (hand[0] || hand[1]) handText = t("hand_both", { a: hand[0] || 0, b: hand[1] || 0 });
+    } else if (!pos.over && hand[pos.to_move] > 0) {
+      handText = t("hand", { seeds: S.seeds(hand[pos.to_move]) });
+    }
+    document.getElementById("hand").textContent = handText;
   }
 
   var timerBase = null;

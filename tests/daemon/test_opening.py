@@ -1,0 +1,94 @@
+"""The simultaneous congkak opening on the daemon's simulated board (RULES.md,
+`simultaneous_opening`: both players make their first move at the same time): the virtual
+hands play it on `sim_move {pits}` and in demo mode, and the referee follows both hands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.daemon.link import CommandError
+from tests.daemon.conftest import Board, make_config
+
+OPENING = {"variant": "congkak", "options": {"pits": 5, "simultaneous_opening": True}}
+
+
+def opening_board(tmp_path: Path, **game: Any) -> Board:
+    config = make_config(
+        tmp_path, board={"file": "congkak5"}, game={**OPENING, **game}, sim={"rate_sps": 80}
+    )
+    return Board(config)
+
+
+def believed_as_true(board: Board) -> None:
+    """The game the referee believes is the simulated board's truth, with no flag raised."""
+    status = board.status()
+    truth = board.loop.sim.world.truth()  # type: ignore[union-attr]
+    position = status["game"]["position"]
+    assert (position["pits"], position["stores"]) == (truth["pits"], truth["stores"])
+    assert truth["hand"] == [0, 0]
+    assert status["flags"] == []
+
+
+def test_both_virtual_hands_play_the_opening_and_the_referee_follows(tmp_path: Path) -> None:
+    board = opening_board(tmp_path)
+    try:
+        board.ready()
+        assert board.status()["game"]["position"]["to_move"] is None
+        result = board.loop.execute("sim_move", {"pits": [3, 1]})
+        assert result == {"played": [3, 1], "player": None}
+        board.settle()
+        assert board.status()["game"]["position"]["to_move"] is not None  # the opening is over
+        believed_as_true(board)
+        history = board.status()["game"]["history"]
+        assert [(m["player"], m["pit"]) for m in history[:2]] in (
+            [(0, 3), (1, 1)],
+            [(1, 1), (0, 3)],
+        )
+        first = board.status()["game"]["expected"][0]  # a pit the player to move may start from
+        board.play(first[1])
+        believed_as_true(board)
+    finally:
+        board.stop()
+
+
+def test_the_opening_needs_both_hands_pits(tmp_path: Path) -> None:
+    board = opening_board(tmp_path)
+    try:
+        board.ready()
+        cases: list[tuple[dict[str, Any], str, str]] = [
+            ({"pit": 3}, "command", "sim_move with pits [hand 0's pit, hand 1's pit]"),
+            ({"pits": [3]}, "pits", "not two pit numbers"),
+            ({"pits": [3, "1"]}, "pits", "not two pit numbers"),
+            ({"pits": [3, 7]}, "pits", "hand 1 cannot start from pit 7"),
+        ]
+        for args, field, text in cases:
+            with pytest.raises(CommandError) as caught:
+                board.loop.execute("sim_move", args)
+            assert caught.value.field == field, (args, caught.value)
+            assert text in caught.value.message, (args, caught.value)
+        with pytest.raises(CommandError, match="simultaneous opening") as mistake:
+            board.loop.execute("sim_mistake", {"kind": "wrong_pit"})
+        assert mistake.value.field == "command"
+        board.loop.execute("sim_move", {"pits": [0, 4]})
+        board.settle()
+        with pytest.raises(CommandError, match="simultaneous opening only") as late:
+            board.loop.execute("sim_move", {"pits": [0, 4]})
+        assert late.value.field == "pits"
+        believed_as_true(board)
+    finally:
+        board.stop()
+
+
+def test_a_demo_plays_the_opening_too(tmp_path: Path) -> None:
+    """A museum's demo must not stop at a simultaneous opening: both hands start on their own."""
+    board = opening_board(tmp_path, mode="demo")
+    try:
+        board.run_until(lambda: len(board.status()["game"]["history"]) >= 3, 300)
+        board.loop.execute("mode", {"mode": "play"})  # (to look at the board between moves)
+        board.settle()
+        believed_as_true(board)
+    finally:
+        board.stop()
