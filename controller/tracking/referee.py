@@ -57,6 +57,7 @@ MIN_SEED = 0.35
 TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
+LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this recently
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -714,6 +715,8 @@ class Referee:
         if n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, t)
             return True
+        if self._one_seed(n) and self._landing_carried(cell, place, pending):
+            return True
         if (
             self._one_seed(n)
             and (self._sowing_player() is not None or self._foreign_seed_now(cell, n))
@@ -833,6 +836,8 @@ class Referee:
                 return True
             if not self._blocked() and self._sow(place, t):
                 self._seeds_landed(cell, place, pending, t, self.steps[-1].step.player)
+                return True
+            if self._one_seed(n) and self._landing_carried(cell, place, pending):
                 return True
             self._stray(cell, k, t)
             return True
@@ -1186,6 +1191,40 @@ class Referee:
         self._take(landing, sow.at, self.seed_g, pending.last_t, guessed=1)
         self._take(cell, place, -pending.net_g, pending.last_t)
         return True
+
+    def _landing_carried(self, cell: int, place: Place | None, pending: Pending) -> bool:
+        """The last seed fell in an empty own pit and the hand took it on to the store at once
+        (a capture), before its cup settled in between: at 8 seeds a second 90 ms is too
+        short, even at 80 SPS. The store's seed shows it before the opposite pit's lift does
+        (`_missed_landing_then_capture` is the other order). The landing cup must have moved
+        lately, and must be empty now."""
+        if place is None or not place.is_store or self._blocked():
+            return False
+        for sow in self.game.expected():
+            if sow.kind is not StepKind.SOW or sow.at is None or sow.player != place.player:
+                continue
+            landing = self.cell_of[sow.at]
+            detector = self.detector.cells[landing]
+            if (
+                landing == cell
+                or detector.active
+                or self.now - detector.onset_t > LANDING_CARRIED_S
+                or not self._empty(detector.level)
+            ):
+                continue
+            trial = self.game.copy()
+            if not trial.feed(sow).accepted:
+                continue
+            capture = next((s for s in trial.expected() if s.kind is StepKind.CAPTURE), None)
+            if capture is None or capture.at != sow.at or capture.player != place.player:
+                continue
+            self.pending.pop(landing, None)  # (what its cup showed: the seed, in and out)
+            self._sow(sow.at, pending.last_t)
+            carried = len(self.carries)
+            self._take(landing, sow.at, self.seed_g, pending.last_t, guessed=1)
+            self._arrive(self.carries[carried:], pending.last_t, pending.net_g)
+            return True
+        return False
 
     def _confirm_take(self, cell: int, tentative: Tentative, lifted_g: float) -> None:
         self._emptied(cell)

@@ -192,6 +192,28 @@ def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(name: str) -> N
     _same_as_truth(result)
 
 
+def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
+    """RULES.md 3.4 (capture): hand 0's last seed falls in its empty pit [0, 4] and the hand
+    moves it to its store 87 ms later, before the cup settled in between (8 seeds a second,
+    80 SPS; the other hand still at work). The store's seed arrives before the opposite pit
+    is lifted: it is that capture, not a seed sown in the wrong place."""
+    name = "congkak_simultaneous_landing_carried_at_once"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    log = [(a.t, a.action.to_json()) for a in simulation.world.log]
+    (landed,) = [t for t, a in log if a["action"] == "drop" and a["at"] == [0, 4] and t > 9]
+    (moved,) = [t for t, a in log if a["action"] == "move" and a["from"] == [0, 4]]
+    assert moved - landed < 0.1, "the case is gone"
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    last = [r.step for r in referee.steps if r.step.player == 0][-3:]
+    assert [(s.kind, s.at) for s in last] == [
+        (StepKind.SOW, Place(0, 4)),
+        (StepKind.CAPTURE, Place(0, 4)),
+        (StepKind.CAPTURE, Place(1, 0)),
+    ]
+    _same_as_truth(result)
+
+
 def _press_on_the_next_cup(rate: int, grams: float) -> dict[str, Any]:
     """Kalah: pit [0, 2] (4 seeds) is lifted and sown; while [0, 4] is due, a finger rests on
     it with `grams` for a second, and then the hand sows on."""
