@@ -682,6 +682,8 @@ class Referee:
         if n < -MIN_SEED and empty and self._due_at(place, *TAKES):
             self._take(cell, place, -pending.net_g, t)
             return True
+        if n < -MIN_SEED and not empty and self._taken_then_sown(cell, place, pending, ask=True):
+            return True
         if (
             self.detector.slow
             and n < -MIN_SEED
@@ -1278,9 +1280,13 @@ class Referee:
         self.expected_g[cell] = pending.level_g
         return True
 
-    def _taken_then_sown(self, cell: int, place: Place | None, pending: Pending) -> bool:
+    def _taken_then_sown(
+        self, cell: int, place: Place | None, pending: Pending, ask: bool = False
+    ) -> bool:
         """Two hands at one cup (a simultaneous opening): one took the pit (a capture or a
-        relay) and the other's seed fell in just after, so the pit holds that one seed."""
+        relay) and the other's seed fell in just after, so the pit holds that one seed.
+        `ask`: or the lift left a seed behind, and the other's is still to come (a question,
+        see `_decide`: the first is likelier)."""
         if place is None or len(self.game.active_players()) < 2:
             return False
         if not self._due_at(place, *TAKES) or not self._one_seed(self._seeds(pending.level_g)):
@@ -1292,7 +1298,8 @@ class Referee:
         assert take is not None
         # What was lifted: the pit's content before (its level less the net change).
         lifted_g = pending.level_g - pending.net_g
-        return self._taken_then_other_seed(cell, place, take, lifted_g, pending)
+        question = (cell, "left a seed") if ask else None
+        return self._taken_then_other_seed(cell, place, take, lifted_g, pending, question=question)
 
     def _taken_then_other_seed(
         self,
@@ -1302,14 +1309,18 @@ class Referee:
         lifted_g: float,
         pending: Pending,
         guessed: int = 0,
+        question: Hashable | None = None,
     ) -> bool:
         """Take the pit, then the other hand's seed that fell in after it. The cup is not
-        empty (the seed is in it), so its zero stays."""
+        empty (the seed is in it), so its zero stays. A `question` asks first whether it was
+        that (see `_decide`)."""
         sow = self._expected_at(place, StepKind.SOW)
         if sow is None or sow.player == take.player:
             return False
         trial = self.game.copy()
         if not (trial.feed(take).accepted and trial.feed(sow).accepted):
+            return False
+        if question is not None and self._decide(question, 2):
             return False
         t = pending.last_t
         self._feed_take(take, cell, place, lifted_g, t, guessed, seed_before=False)

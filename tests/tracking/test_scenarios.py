@@ -192,6 +192,23 @@ def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(name: str) -> N
     _same_as_truth(result)
 
 
+def test_a_lift_and_the_other_hands_seed_in_one_reading_leave_no_seed_behind() -> None:
+    """RULES.md `simultaneous_opening` and 3.3 (relay): hand 1 lifts [0, 0] to sow on, and
+    hand 0's seed falls in 0.29 s after the grab began; at 10 SPS one reading shows the cup
+    go from six seeds to one. That is the pit taken and hand 0's seed in it, not a lift that
+    left a seed behind (the likelier answer; a replay could change it)."""
+    name = "congkak_simultaneous_lift_then_other_seed_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    assert ("grab", "drop") in _together(simulation, 0.35), "the case is gone"
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    at_cup = [(r.step.player, r.step.kind) for r in referee.steps if r.step.at == Place(0, 0)]
+    assert (1, StepKind.PICKUP) in at_cup
+    i = at_cup.index((1, StepKind.PICKUP))
+    assert at_cup[i + 1] == (0, StepKind.SOW)
+    _same_as_truth(result)
+
+
 def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
     """RULES.md 3.4 (capture): hand 0's last seed falls in its empty pit [0, 4] and the hand
     moves it to its store 87 ms later, before the cup settled in between (8 seeds a second,
