@@ -305,7 +305,7 @@ JA: dict[str, str] = {
     "expect_opening_pick": "二人とも:光っている自分の穴を1つ選んで、同時に種を全部取ってください。",
     "expect_opening": "二人同時にまいています。自分の側の光に従ってください。",
     "hand_both": "手の中:プレイヤー1 {a}個、プレイヤー2 {b}個",
-    "sim_opening_pick": "プレイヤー{n}を{place}から始める",
+    "sim_opening_pick": "プレイヤー{n}は{place}から始める",
     "sim_opening_other": "次にプレイヤー{n}の穴を選んでください。",
     "hand": "手の中:{seeds}",
     "expect_pickup_one": "プレイヤー{n}:{place}の種を全部取ってください。",

@@ -48,7 +48,7 @@ from controller.leds.patterns import (
     hex_color,
     render,
 )
-from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower
+from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower, StepKind
 from controller.sensing.frames import Frame, SourceStatus
 from controller.sim import (
     MistakeNotPossible,
@@ -109,6 +109,7 @@ SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a 
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
 HINT_S = 3.0
 DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
+DEMO_FLAG_NEW_GAME_S = 20.0  # demo mode: a flag nobody puts right starts a new game after
 MAX_FLAGS = 50  # flags in a snapshot (the newest)
 PATH_COLOR = (70, 70, 70)  # teach mode: where the rest of the hand's seeds will go
 NOMINAL_COUNTS_PER_G = 420.0  # an uncalibrated 1 kg cell at gain 128 (sim/world.py)
@@ -350,6 +351,7 @@ class BoardLoop:
         self._turn_key: tuple[Any, ...] = ()
         self.turn_started = self.now
         self._over_since: float | None = None
+        self._flagged_since: float | None = None  # demo mode: a flag has waited since
         self._last_core: dict[str, Any] | None = None
         self._last_colors: list[str] = []
         self._last_led_publish = -1e9
@@ -1082,13 +1084,14 @@ class BoardLoop:
         if not self.game.recorded:
             self._archive_record(finished=False)
         self.game = game
-        self._reset_game_flags()
         self.writer.rewrite(game.entries())
         follower = StepFollower.new(game.rules)
         if self.sim is not None:
             self._relay_sim(follower)
         self._enter_setup(follower)
+        self._reset_game_flags()  # (after: entering setup keeps the old referee's flags)
         self._over_since = None
+        self._flagged_since = None
         return {"variant": game.variant, "options": dict(game.options)}
 
     def _reset_game_flags(self) -> None:
@@ -1254,36 +1257,53 @@ class BoardLoop:
 
         if follower.to_move is None:
             raise CommandError(
-                "command",
-                "in the simultaneous opening both hands play at once: "
-                "sim_move with pits [hand 0's pit, hand 1's pit]",
+                "command", "in the simultaneous opening the virtual hands play no mistakes"
             )
         game = Game(self.game.rules, start=follower.position())
         game.history = follower.history.copy()
         return game
 
-    def _sim_opening(self, follower: StepFollower, pits: Any) -> dict[str, Any]:
-        """Both virtual hands play the simultaneous opening from `pits` (one per hand)."""
-        if (
-            not isinstance(pits, list | tuple)
-            or len(pits) != 2
-            or not all(isinstance(p, int) and not isinstance(p, bool) for p in pits)
-        ):
-            raise CommandError(
-                "pits",
-                f"{pits!r} is not two pit numbers (hand 0's and hand 1's first pit)",
-            )
-        if follower.position() != StepFollower.new(self.game.rules).position():
-            raise CommandError(
-                "command", "the simultaneous opening is under way: finish it by hand"
-            )
+    def _sim_opening(self, follower: StepFollower, args: dict[str, Any]) -> dict[str, Any]:
+        """The virtual hands play the rest of the simultaneous opening, each hand about to
+        start from its pit: `pits` [hand 0's, hand 1's] when both are (they start at once),
+        `pit` when one hand is done already."""
+        starting = _starting_hands(follower)
+        if len(starting) == 2:
+            pits = args.get("pits")
+            if pits is None:
+                raise CommandError(
+                    "pits",
+                    "is missing: in the simultaneous opening both hands start at once, "
+                    "send pits [hand 0's pit, hand 1's pit]",
+                )
+            if (
+                not isinstance(pits, list | tuple)
+                or len(pits) != 2
+                or not all(isinstance(p, int) and not isinstance(p, bool) for p in pits)
+            ):
+                raise CommandError(
+                    "pits", f"{pits!r} is not two pit numbers (hand 0's and hand 1's first pit)"
+                )
+            chosen, field_name = {0: pits[0], 1: pits[1]}, "pits"
+        else:
+            (hand,) = starting
+            pit = args.get("pit")
+            if pit is None:
+                raise CommandError(
+                    "pit", f"is missing: only hand {hand} is still to start its opening move"
+                )
+            if not isinstance(pit, int) or isinstance(pit, bool):
+                raise CommandError("pit", f"{pit!r} is not a pit number")
+            chosen, field_name = {hand: pit}, "pit"
         assert self.sim is not None
         try:
-            opening = schedule_opening(self.sim.world, self.game.rules, (pits[0], pits[1]))
+            opening = schedule_opening(self.sim.world, follower, chosen)
         except OpeningChoiceError as err:
-            raise CommandError("pits", str(err)) from None
+            raise CommandError(field_name, str(err)) from None
         self._schedule(opening.actions)
-        return {"played": list(opening.pits), "player": None}
+        if len(chosen) == 2:
+            return {"played": [chosen[0], chosen[1]], "player": None}
+        return {"played": chosen[starting[0]], "player": starting[0]}
 
     def _schedule(self, actions: list[Any]) -> None:
         """Note how long the virtual hand is busy with `actions` (already in the world)."""
@@ -1298,12 +1318,15 @@ class BoardLoop:
         self._save_layout_pending = True
 
     def _cmd_sim_move(self, args: dict[str, Any]) -> dict[str, Any]:
+        if "pit" in args and "pits" in args:
+            raise CommandError("pits", "send either pit or pits, not both")
         follower = self._sim_follower()
-        if follower.to_move is None and "pit" not in args:
-            return self._sim_opening(follower, args.get("pits"))
+        if follower.to_move is None:
+            return self._sim_opening(follower, args)
         if "pits" in args:
             raise CommandError(
-                "pits", "both hands' pits are for the simultaneous opening only: send pit"
+                "pits",
+                "both hands' pits are for the simultaneous opening, which is over: send pit",
             )
         game = self._sim_game(follower)
         pit = args.get("pit")
@@ -1359,16 +1382,25 @@ class BoardLoop:
                 self.execute("new_game", {})
             return
         if any(f.active for f in self.referee.flags):
+            # Nobody is at a demo board to put a mistake right (the referee's own, if the
+            # virtual hands made none): after a while, start again rather than stand still.
+            if self._flagged_since is None:
+                self._flagged_since = now
+            elif now - self._flagged_since >= DEMO_FLAG_NEW_GAME_S:
+                self.out("demo: a flag waited with nobody to put it right; a new game")
+                self.execute("new_game", {})
             return
+        self._flagged_since = None
         try:
             follower = self._sim_follower()
             if follower.to_move is None:
-                # Each hand starts from a random pit of its own row that holds seeds.
-                legal = [
-                    [s.at.pit for s in follower.expected() if s.player == p and s.at is not None]
-                    for p in (0, 1)
-                ]
-                self._sim_opening(follower, [self.rng.choice(pits) for pits in legal])
+                # Each hand about to start picks a random pit of its own that holds seeds.
+                starts = [_legal_starts(follower, h) for h in _starting_hands(follower)]
+                if not all(starts):
+                    return
+                picks = [self.rng.choice(pits) for pits in starts]
+                args: dict[str, Any] = {"pits": picks} if len(picks) == 2 else {"pit": picks[0]}
+                self._sim_opening(follower, args)
                 return
             sim_game = self._sim_game(follower)
         except CommandError:
@@ -1388,6 +1420,20 @@ class BoardLoop:
         data = layout_json(self.config.board, self.game.rules, truth)
         path = self.sim_board_path
         self.writer.call(lambda: write_json_atomic(path, data))
+
+
+def _starting_hands(follower: StepFollower) -> list[int]:
+    """The hands about to start a move of the simultaneous opening (between moves)."""
+    return [h for h in follower.active_players() if follower.hands[h].phase is Phase.START]
+
+
+def _legal_starts(follower: StepFollower, hand: int) -> list[int]:
+    """The pits `hand` may start its opening move from (none if it is not about to)."""
+    return [
+        int(s.at.pit)
+        for s in follower.expected()
+        if s.player == hand and s.kind is StepKind.PICKUP and s.at is not None
+    ]
 
 
 def _pairs(cells: list[CellCalibration]) -> tuple[tuple[float, float], ...]:

@@ -183,27 +183,34 @@ class VirtualPlayer:
 
     # -- the simultaneous opening -----------------------------------------------------------------
 
-    def play_opening(self, choices: Sequence[int] = (), choose: Chooser | None = None) -> int:
+    def play_opening(
+        self,
+        choices: Sequence[int] = (),
+        choose: Chooser | None = None,
+        partial: StepFollower | None = None,
+    ) -> int:
         """Both hands play the congkak opening at once; returns how many choices it used.
 
         `choices` are pit numbers taken in the order the hands need them: the first two are
         hand 0's and hand 1's first pits, and a hand that ends in its own store (rule A: it
         goes again) takes the next one. When they run out, `choose(hand, legal pits)` picks,
         or without it the hand stops and the opening stays unfinished (`self.opening`).
-        An illegal choice raises OpeningChoiceError naming its index.
+        An illegal choice raises OpeningChoiceError naming its index. `partial`: an opening
+        partly played, between moves (the hands about to start take the first choices, in
+        order); else the start position.
         """
         game = self.game
         rules = game.rules
         if game.to_move is not None or game.over or not rules.options.simultaneous_opening:
             raise ValueError("there is no simultaneous opening to play")
-        follower = StepFollower.new(rules)
+        follower = StepFollower.new(rules) if partial is None else partial.copy()
         queue = deque(enumerate(choices))
         start = self.t + self.think()
         # Each hand starts when its player is ready (a small reaction difference).
         clock = [start + self.rng.uniform(0.0, 0.2), start + self.rng.uniform(0.0, 0.2)]
         first: list[tuple[int, int] | None] = [None, None]
-        for h in (0, 1):
-            if queue:
+        for h in follower.active_players():
+            if queue and follower.hands[h].phase is Phase.START:
                 first[h] = queue.popleft()
         stopped = [False, False]
         end = start
@@ -555,29 +562,34 @@ def schedule_move(
 
 @dataclass(frozen=True)
 class ScheduledOpening:
-    """A simultaneous opening handed to a running world: each hand's first pit, the hands'
-    actions on the world's clock, and the game after it."""
+    """A simultaneous opening handed to a running world: the pit each hand started from,
+    the hands' actions on the world's clock, and the game after it."""
 
-    pits: tuple[int, int]
+    pits: dict[int, int]  # hand -> pit
     actions: list[Action]
     game: Game
 
 
 def schedule_opening(
     world: SimWorld,
-    rules: Rules,
-    pits: tuple[int, int],
+    opening: StepFollower,
+    pits: dict[int, int],
     params: PlayerParams | None = None,
 ) -> ScheduledOpening:
-    """Have both virtual hands play the congkak simultaneous opening on a running world,
-    starting now: hand 0 from its pit `pits[0]`, hand 1 from `pits[1]`; a hand that ends in its
-    own store and goes again (rule A) starts from a random legal pit. The board must be at the
-    start position. OpeningChoiceError (a ValueError) for a pit that cannot start.
+    """Have the virtual hands play the rest of the congkak simultaneous opening `opening`
+    (between moves: at its start, or with one hand done) on a running world, starting now:
+    each hand about to start from its pit in `pits` (hand -> pit), both at once; a hand that
+    ends in its own store and goes again (rule A) starts from a random legal pit.
+    OpeningChoiceError (a ValueError) for a pit that cannot start.
     """
+    starting = [h for h in opening.active_players() if opening.hands[h].phase is Phase.START]
+    if sorted(pits) != starting:
+        raise ValueError(f"the hands about to start are {starting}, not {sorted(pits)}")
     rng = random.Random(world.rng.random())
-    player = VirtualPlayer(Game(rules), params or world.scenario.player, rng)
+    player = VirtualPlayer(Game(opening.rules), params or world.scenario.player, rng)
     player._moves = 1  # not the first move of a session: no extra settling delay
-    player.play_opening(pits, choose=lambda hand, legal: rng.choice(legal))
+    choices = [pits[h] for h in starting]
+    player.play_opening(choices, choose=lambda hand, legal: rng.choice(legal), partial=opening)
     base = world.schedule(player.actions)
     return ScheduledOpening(pits, [a.shifted(base) for a in player.actions], player.game)
 

@@ -12,6 +12,7 @@ import pytest
 
 from controller.daemon.journal import read_journal, replay
 from controller.daemon.link import CommandError
+from controller.daemon.loop import DEMO_FLAG_NEW_GAME_S
 from controller.leds.patterns import BLUE, GREEN, ORANGE, VERMILLION, WHITE, hex_color
 from controller.rules import Game, Place
 from tests.daemon.conftest import Board, make_config
@@ -278,6 +279,27 @@ def test_a_demo_plays_a_whole_game_shows_the_winner_and_starts_again(tmp_path: P
         assert record["moves"] == [m["pit"] for m in status["game"]["history"]]
         board.run_until(lambda: not board.status()["game"]["position"]["over"], 10)
         assert board.status()["game"]["history"] == []
+    finally:
+        board.stop()
+
+
+def test_a_demo_nobody_puts_right_starts_a_new_game(tmp_path: Path) -> None:
+    """A museum's demo board has nobody at it: a flag left waiting (here a seed dropped on the
+    board) starts a new game after DEMO_FLAG_NEW_GAME_S, and the old game's flags go."""
+    config = make_config(tmp_path, game={"variant": "kalah", "options": {"seeds": 2}})
+    board = Board(config)
+    try:
+        board.ready()
+        board.play(2)
+        board.loop.execute("sim_actions", {"actions": [{"t": 0.2, "action": "add", "at": [1, 1]}]})
+        board.run_until(lambda: any(f["active"] for f in board.status()["flags"]), 10)
+        board.loop.execute("mode", {"mode": "demo"})
+        board.run(DEMO_FLAG_NEW_GAME_S - 2)
+        assert board.status()["game"]["history"] != []  # still waiting for a person
+        board.run_until(lambda: board.status()["game"]["history"] == [], 10)
+        assert any("a flag waited with nobody to put it right" in m for m in board.messages)
+        assert board.status()["flags"] == []
+        board.run_until(lambda: board.status()["game"]["history"] != [], 60)  # playing again
     finally:
         board.stop()
 

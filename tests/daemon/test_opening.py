@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from controller.daemon.link import CommandError
+from controller.rules import Phase, Place, StepKind
 from tests.daemon.conftest import Board, make_config
 
 OPENING = {"variant": "congkak", "options": {"pits": 5, "simultaneous_opening": True}}
@@ -59,7 +60,8 @@ def test_the_opening_needs_both_hands_pits(tmp_path: Path) -> None:
     try:
         board.ready()
         cases: list[tuple[dict[str, Any], str, str]] = [
-            ({"pit": 3}, "command", "sim_move with pits [hand 0's pit, hand 1's pit]"),
+            ({"pit": 3}, "pits", "is missing: in the simultaneous opening both hands start"),
+            ({"pit": 3, "pits": [3, 1]}, "pits", "either pit or pits, not both"),
             ({"pits": [3]}, "pits", "not two pit numbers"),
             ({"pits": [3, "1"]}, "pits", "not two pit numbers"),
             ({"pits": [3, 7]}, "pits", "hand 1 cannot start from pit 7"),
@@ -74,7 +76,7 @@ def test_the_opening_needs_both_hands_pits(tmp_path: Path) -> None:
         assert mistake.value.field == "command"
         board.loop.execute("sim_move", {"pits": [0, 4]})
         board.settle()
-        with pytest.raises(CommandError, match="simultaneous opening only") as late:
+        with pytest.raises(CommandError, match="simultaneous opening, which is over") as late:
             board.loop.execute("sim_move", {"pits": [0, 4]})
         assert late.value.field == "pits"
         believed_as_true(board)
@@ -88,6 +90,64 @@ def test_a_demo_plays_the_opening_too(tmp_path: Path) -> None:
     try:
         board.run_until(lambda: len(board.status()["game"]["history"]) >= 3, 300)
         board.loop.execute("mode", {"mode": "play"})  # (to look at the board between moves)
+        board.settle()
+        believed_as_true(board)
+    finally:
+        board.stop()
+
+
+def hand_0_plays_its_opening_move_alone(board: Board, pit: int) -> None:
+    """Hand 0 plays its whole opening move from `pit` (scripted actions) while hand 1 waits."""
+    follower = board.loop.referee.game.copy()  # type: ignore[union-attr]
+    actions: list[dict[str, Any]] = []
+    t = 0.2
+    while follower.hands[0].phase is not Phase.DONE:
+        mine = [s for s in follower.expected() if s.player == 0]
+        step = next(s for s in mine if s.at == Place(0, pit)) if not actions else mine[0]
+        follower.feed(step)
+        assert step.at is not None
+        at = step.at.to_json()
+        if step.kind is StepKind.PICKUP:
+            actions.append({"t": t, "action": "grab", "at": at, "hand": 0})
+        elif step.kind is StepKind.SOW:
+            actions.append({"t": t, "action": "drop", "at": at, "n": 1, "hand": 0})
+        else:
+            actions.append({"t": t, "action": "move", "from": at, "to": [0, "store"], "hand": 0})
+        t += 0.6
+    board.loop.execute("sim_actions", {"actions": actions})
+    board.settle()
+
+
+def test_the_virtual_hand_finishes_an_opening_one_hand_began(tmp_path: Path) -> None:
+    """One hand has played its opening move by hand: the other is played with `pit`."""
+    board = opening_board(tmp_path)
+    try:
+        board.ready()
+        hand_0_plays_its_opening_move_alone(board, 2)
+        assert board.status()["game"]["position"]["to_move"] is None  # hand 1 still to start
+        with pytest.raises(CommandError, match="only hand 1 is still to start") as both:
+            board.loop.execute("sim_move", {"pits": [2, 1]})
+        assert both.value.field == "pit"
+        (first, *_) = [p for p in board.status()["game"]["expected"] if p[0] == 1]
+        assert board.loop.execute("sim_move", {"pit": first[1]}) == {
+            "played": first[1],
+            "player": 1,
+        }
+        board.settle()
+        assert board.status()["game"]["position"]["to_move"] is not None
+        believed_as_true(board)
+    finally:
+        board.stop()
+
+
+def test_a_demo_finishes_an_opening_one_hand_began(tmp_path: Path) -> None:
+    board = opening_board(tmp_path)
+    try:
+        board.ready()
+        hand_0_plays_its_opening_move_alone(board, 2)
+        board.loop.execute("mode", {"mode": "demo"})
+        board.run_until(lambda: board.status()["game"]["position"]["to_move"] is not None, 120)
+        board.loop.execute("mode", {"mode": "play"})
         board.settle()
         believed_as_true(board)
     finally:

@@ -40,10 +40,12 @@ def test_one_clock_serves_all_chips(pi_rig) -> None:
     assert len(reads) == 1, "every chip is read at every read"
     (n,) = reads
     assert n >= 10
-    # A loaded machine can preempt the reader mid-pulse for over 60 us: the chips power down
-    # and lose that read (the source discards it), yet its pulses were sent.
+    # One read's 25 pulses serve all 16 chips. A loaded machine can preempt the reader
+    # mid-pulse for over 60 us: the chips power down and lose that read, yet its pulses were
+    # sent (if it was the last pulse, the read had counted already).
     (lost,) = {chip.power_downs for chip in rig.chips}
-    assert rig.lgpio.high_phases == 25 * (n + lost)
+    assert rig.lgpio.high_phases % 25 == 0
+    assert 25 * n <= rig.lgpio.high_phases <= 25 * (n + lost)
     assert all(chip.garbage_reads == 0 for chip in rig.chips), "never clocked before ready"
 
 

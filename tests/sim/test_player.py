@@ -307,8 +307,8 @@ def test_the_daemon_can_have_both_virtual_hands_play_the_opening() -> None:
     for _ in range(200):
         source.read()
     started = world.now
-    opening = schedule_opening(world, world.rules, (3, 1))
-    assert opening.pits == (3, 1) and opening.actions[0].t > started
+    opening = schedule_opening(world, StepFollower.new(world.rules), {0: 3, 1: 1})
+    assert opening.pits == {0: 3, 1: 1} and opening.actions[0].t > started
     firsts = [next(a for a in opening.actions if a.hand == h) for h in (0, 1)]
     assert [(a.kind, a.at) for a in firsts] == [("grab", Place(0, 3)), ("grab", Place(1, 1))]
     assert opening.game.to_move is not None  # the opening is over

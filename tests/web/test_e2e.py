@@ -186,12 +186,14 @@ def test_both_hands_start_a_simultaneous_opening(browser: Browser) -> None:
         )
         expect(place(page, 1, 4)).to_have_attribute(
             "aria-label",
-            "Start player 2 from Player 2, pit 5. Player 2, pit 5: 7 seeds. Light: blue, pulsing.",
+            "Start player 2 from pit 5. Player 2, pit 5: 7 seeds. Light: blue, pulsing.",
         )
+        expect(place(page, 1, 4)).to_have_attribute("aria-pressed", "false")
 
         place(page, 1, 4).click()
 
         expect(place(page, 1, 4)).to_have_class(re.compile(r"\bchosen\b"))
+        expect(place(page, 1, 4)).to_have_attribute("aria-pressed", "true")
         expect(page.locator("#expect")).to_have_text("Now choose player 1's pit.")
         assert link.commands == []
 
@@ -202,6 +204,30 @@ def test_both_hands_start_a_simultaneous_opening(browser: Browser) -> None:
         expect(count(page, 1, 4)).to_have_text("0")
         expect(place(page, 1, 4)).not_to_have_class(re.compile(r"\bchosen\b"))
         assert errors == []
+        context.close()
+
+
+def test_a_new_game_forgets_an_opening_pick(browser: Browser) -> None:
+    """A pit picked for one hand waits for the other only in the game it was picked in."""
+    link = FakeLink(opening=True)
+    app = create_app(link, dict(TEST_CONFIG))
+    with WebServer(app, "127.0.0.1", 0) as server:
+        context = browser.new_context(locale="en-US")
+        page = context.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+        place(page, 1, 6).click()
+        expect(page.locator("#expect")).to_have_text("Now choose player 1's pit.")
+
+        link.command("new_game", {"options": {"pits": 5}})
+
+        expect(page.locator('#board [data-place="0,6"]')).to_have_count(0)
+        expect(page.locator("#expect")).to_have_text(
+            "Both players: pick up all the seeds from one of your lit pits, at the same time."
+        )
+        place(page, 0, 2).click()
+        expect(place(page, 0, 2)).to_have_attribute("aria-pressed", "true")
+        assert [c for c in link.commands if c[0] == "sim_move"] == []
         context.close()
 
 

@@ -192,8 +192,11 @@
 
   function canPlay(status) {
     var game = status.game;
-    return !!status.sim && !game.position.over && game.expected_kind === "pickup" &&
-      game.phase !== "relay";
+    var busy = !!(status.daemon && status.daemon.sim_busy);
+    // (In the opening a hand back at the start (rule A) while the other sows is no time to
+    // click: the virtual hands are still at work.)
+    return !!status.sim && !busy && !game.position.over && game.expected_kind === "pickup" &&
+      game.phase === "start";
   }
 
   function renderBoard(status) {
@@ -208,7 +211,6 @@
     var lights = (status.leds && status.leds.places) || {};
     var playable = canPlay(status);
     var opening = isOpening(status);
-    if (!opening || !playable) openingPick = [null, null];
 
     [0, 1].forEach(function (player) {
       var label = drawn.labels[player];
@@ -233,14 +235,18 @@
       view.next.classList.toggle("shown", !!expected[k]);
       view.problem.classList.toggle("shown", !!problems[k]);
       var name = S.absPlaceName(place);
-      // In the simultaneous opening both rows are played: one pit of each, then both go.
-      var clickable = playable && (opening || place[0] === mover) && place[1] !== "store" &&
-        seeds > 0;
+      // In the simultaneous opening each hand about to start is played: one pit of each
+      // (its lit pits), then both go at once.
+      var clickable = playable && place[1] !== "store" && seeds > 0 &&
+        (opening ? !!expected[k] : place[0] === mover);
+      var chosen = opening && openingPick[place[0]] === place[1];
       view.group.classList.toggle("playable", clickable);
-      view.group.classList.toggle("chosen", opening && openingPick[place[0]] === place[1]);
+      view.group.classList.toggle("chosen", chosen);
+      if (clickable && opening) view.group.setAttribute("aria-pressed", String(chosen));
+      else view.group.removeAttribute("aria-pressed");
       if (clickable) {
         var action = opening
-          ? t("sim_opening_pick", { n: place[0] + 1, place: name })
+          ? t("sim_opening_pick", { n: place[0] + 1, place: S.placeName(place, place[0]) })
           : t("sim_play_pit", { place: S.placeName(place, mover) });
         view.group.setAttribute("tabindex", "0");
         view.group.setAttribute("role", "button");
@@ -266,14 +272,38 @@
       S.report(S.post("/api/sim/move", { pit: pit }));
       return;
     }
-    openingPick[Number(parts[0])] = pit;
-    if (openingPick[0] !== null && openingPick[1] !== null) {
+    var hand = Number(parts[0]);
+    openingPick[hand] = pit;
+    var starting = startingHands(S.status);
+    if (starting.length === 1) {
+      openingPick = [null, null];
+      S.report(S.post("/api/sim/move", { pit: pit })); // the other hand is done already
+    } else if (openingPick[0] !== null && openingPick[1] !== null) {
       var pits = openingPick;
       openingPick = [null, null];
       S.report(S.post("/api/sim/move", { pits: pits }));
     }
-    renderBoard(S.status);
     renderTurn(S.status);
+    renderBoard(S.status);
+  }
+
+  // The hands about to start in the opening: those with lit pits to pick up from.
+  function startingHands(status) {
+    var hands = [];
+    (status.game.expected || []).forEach(function (p) {
+      if (Array.isArray(p) && hands.indexOf(p[0]) < 0) hands.push(p[0]);
+    });
+    return hands;
+  }
+
+  // A pick of one hand's pit waits for the other's only while the game stays as it was.
+  var pickedIn = null;
+  function keepOpeningPick(status) {
+    var game = status.game;
+    var key = [game.variant, pitsOf(status), (game.history || []).length, game.phase,
+      isOpening(status), canPlay(status)].join(":");
+    if (key !== pickedIn) openingPick = [null, null];
+    pickedIn = key;
   }
 
   // The simultaneous opening (RULES.md `simultaneous_opening`): no player to move yet.
@@ -285,6 +315,8 @@
   function openingExpectation(status) {
     var game = status.game;
     if (game.expected_kind !== "pickup" || game.phase !== "start") return t("expect_opening");
+    var starting = startingHands(status);
+    if (starting.length === 1) return t("expect_pickup_any", { n: starting[0] + 1 });
     if (openingPick[0] !== null && openingPick[1] === null) return t("sim_opening_other", { n: 2 });
     if (openingPick[1] !== null && openingPick[0] === null) return t("sim_opening_other", { n: 1 });
     return t("expect_opening_pick");
@@ -337,7 +369,9 @@
     var hand = status.game.hand || [0, 0];
     var handText = "";
     if (isOpening(status)) {
-      if (hand[0] || hand[1]) handText = t("hand_both", { a: hand[0] || 0, b: hand[1] || 0 });
+      if (hand[0] || hand[1]) {
+        handText = t("hand_both", { a: S.seeds(hand[0] || 0), b: S.seeds(hand[1] || 0) });
+      }
     } else if (!pos.over && hand[pos.to_move] > 0) {
       handText = t("hand", { seeds: S.seeds(hand[pos.to_move]) });
     }
@@ -488,6 +522,7 @@
   }
 
   function render(status) {
+    keepOpeningPick(status);
     renderTurn(status);
     renderFlags(status);
     renderBoard(status);
