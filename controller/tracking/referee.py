@@ -58,6 +58,7 @@ TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this recently
+OTHER_CUP_WAIT_S = 1.5  # two hands: a seed waits this long at most for a cup before to settle
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -841,6 +842,17 @@ class Referee:
                 return True
             if self._one_seed(n) and self._landing_carried(cell, place, pending):
                 return True
+            if (
+                self._one_seed(n)
+                and len(self.game.active_players()) >= 2
+                and self.now - pending.first_t < OTHER_CUP_WAIT_S
+                and self._expected_place_moving(cell)
+            ):
+                # Two hands: a seed past a cup where a step is due that is still moving (both
+                # hands' seeds fell in and a capture is lifting them): judged once it settles.
+                pending.patience_until = self.now + self.hold_s
+                self.pending[cell] = pending
+                return False
             self._stray(cell, k, t)
             return True
         if self._sow_taken_back(cell, pending):

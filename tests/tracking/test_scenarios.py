@@ -209,6 +209,22 @@ def test_a_lift_and_the_other_hands_seed_in_one_reading_leave_no_seed_behind() -
     _same_as_truth(result)
 
 
+def test_a_seed_past_a_capture_still_moving_waits_for_it() -> None:
+    """RULES.md `simultaneous_opening` and 3.4 (capture): hand 0's last seed and hand 1's
+    seed fall into [0, 1] 5 ms apart, and hand 0 takes both to its store while hand 1 sows
+    [0, 2]. At 10 SPS the cup never settles until the capture has lifted it; hand 1's seed
+    in [0, 2] waits for it (it is not a seed in the wrong place): hand 1's seed went with
+    the capture."""
+    name = "congkak_simultaneous_both_seeds_captured_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    assert ("drop", "drop") in _together(simulation, 0.01), "the case is gone"
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    at_cup = [(r.step.player, r.step.kind) for r in referee.steps if r.step.at == Place(0, 1)]
+    assert at_cup[-3:] == [(0, StepKind.SOW), (1, StepKind.SOW), (0, StepKind.CAPTURE)]
+    _same_as_truth(result)
+
+
 def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
     """RULES.md 3.4 (capture): hand 0's last seed falls in its empty pit [0, 4] and the hand
     moves it to its store 87 ms later, before the cup settled in between (8 seeds a second,
