@@ -120,15 +120,15 @@ class OrderSearch:
 
     def _search(self, referee: Referee, k: int) -> None:
         """Replay the other answers of each recent choice (the latest first) up to frame `k`;
-        take the first that leaves fewer doubts than the answers followed. If none does, try
-        two answers changed: one of those, and one of the choices its replay made after it
-        (a hand that was first at one cup is often first at the next as well, and a choice
-        can arise only once an earlier one is answered the other way)."""
+        take the first that leaves fewer doubts than the answers followed. After each, try
+        two answers changed: that one, and one of the choices its replay made after it (a
+        hand that was first at one cup is often first at the next as well, and a choice can
+        arise only once an earlier one is answered the other way). Recent choices replay
+        fewest frames: their pairs come before older choices, so the budget goes further."""
         self.searches += 1
         doubts = referee.doubts()
         self.budget = MAX_REPLAYED
         now = self._frame(k).t
-        tried: list[tuple[int, Referee, dict[int, list[int]], list[Choice]]] = []
         for choice in reversed(self.choices):
             if now - self._frame(choice.frame).t > SEARCH_S:
                 break
@@ -143,19 +143,33 @@ class OrderSearch:
                     taken, made = self._try(referee, doubts, before, choice.frame, k, forced)
                     if taken or self.budget < 0:
                         return
-                    tried.append((choice.frame, before, forced, made))
-        for frame, before, forced, made in tried:
-            for later in reversed(made):
-                for j, answers in enumerate(later.answers):
-                    if later.frame == frame and j < len(forced[frame]):
-                        continue  # the answer changed already, or one before it
-                    for answer in range(answers):
-                        if answer == later.taken[j]:
-                            continue
-                        both = {**forced, later.frame: [*later.taken[:j], answer]}
-                        taken, _ = self._try(referee, doubts, before, frame, k, both)
-                        if taken or self.budget < 0:
-                            return
+                    if self._pairs(referee, doubts, before, choice.frame, k, forced, made):
+                        return
+
+    def _pairs(
+        self,
+        referee: Referee,
+        doubts: int,
+        before: Referee,
+        frame: int,
+        k: int,
+        forced: dict[int, list[int]],
+        made: list[Choice],
+    ) -> bool:
+        """Two answers changed: `forced`, and one of the choices its replay made after it.
+        Returns whether to stop (one was taken, or the budget is spent)."""
+        for later in reversed(made):
+            for j, answers in enumerate(later.answers):
+                if later.frame == frame and j < len(forced[frame]):
+                    continue  # the answer changed already, or one before it
+                for answer in range(answers):
+                    if answer == later.taken[j]:
+                        continue
+                    both = {**forced, later.frame: [*later.taken[:j], answer]}
+                    taken, _ = self._try(referee, doubts, before, frame, k, both)
+                    if taken or self.budget < 0:
+                        return True
+        return False
 
     def _try(
         self,

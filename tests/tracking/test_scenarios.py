@@ -247,6 +247,18 @@ def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
     _same_as_truth(result)
 
 
+def test_two_answers_changed_in_one_search() -> None:
+    """RULES.md `simultaneous_opening`: an order answered again (a flag taken back), and later
+    one that needs two answers changed at once, within one search's budget (orders.py tries
+    each recent choice with its pairs before older ones)."""
+    name = "congkak_simultaneous_two_answers_at_once"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert referee.orders is not None and referee.orders.taken_back >= 2
+    _same_as_truth(result)
+
+
 def _press_on_the_next_cup(rate: int, grams: float) -> dict[str, Any]:
     """Kalah: pit [0, 2] (4 seeds) is lifted and sown; while [0, 4] is due, a finger rests on
     it with `grams` for a second, and then the hand sows on."""
