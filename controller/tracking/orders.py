@@ -145,6 +145,14 @@ class OrderSearch:
                         return
                     if self._pairs(referee, doubts, before, choice.frame, k, forced, made):
                         return
+            # Every answer from this choice on the other way: two hands sowing one row, one
+            # just behind the other, answer a choice at each cup; if the one behind was the
+            # one ahead, all of them change at once.
+            if len(self.choices) > 1 and choice is not self.choices[-1]:
+                invert = {choice.frame: [1 - min(1, taken) for taken in choice.taken]}
+                taken, _ = self._try(referee, doubts, before, choice.frame, k, invert, True)
+                if taken or self.budget < 0:
+                    return
 
     def _pairs(
         self,
@@ -179,14 +187,16 @@ class OrderSearch:
         start: int,
         k: int,
         forced: dict[int, list[int]],
+        invert: bool = False,
     ) -> tuple[bool, list[Choice]]:
-        """Replay frames start..k from `before` with the `forced` answers; take the result if
-        it leaves fewer doubts. Returns whether it was taken, and the choices the replay made
-        (none, and the budget spent, if over the budget)."""
+        """Replay frames start..k from `before` with the `forced` answers (`invert`: the
+        other answer to every choice not forced after `start`); take the result if it leaves
+        fewer doubts. Returns whether it was taken, and the choices the replay made (none,
+        and the budget spent, if over the budget)."""
         if self.budget < k + 1 - start + COPY_COST:
             self.budget = -1
             return False, []
-        trial, made = self._replay(before, start, k + 1, forced)
+        trial, made = self._replay(before, start, k + 1, forced, invert)
         if trial.doubts() >= doubts:
             return False, made
         self.taken_back += 1
@@ -210,18 +220,25 @@ class OrderSearch:
         return state
 
     def _replay(
-        self, origin: Referee, start: int, stop: int, forced: dict[int, list[int]]
+        self,
+        origin: Referee,
+        start: int,
+        stop: int,
+        forced: dict[int, list[int]],
+        invert: bool = False,
     ) -> tuple[Referee, list[Choice]]:
         """A copy of `origin` run over frames start..stop-1, giving the `forced` answers (the
-        likelier one to a choice not listed); with the choices it made."""
+        likelier one to a choice not listed, or with `invert` after `start` the other); with
+        the choices it made."""
         referee = origin.snapshot()
         made: list[Choice] = []
         for k in range(start, stop):
             referee.forced = forced.get(k, [])
+            referee.invert = invert and k > start
             referee.follow(self._frame(k))
             if referee.choices:
                 made.append(_choice(k, referee))
-        referee.forced = []
+        referee.forced, referee.invert = [], False
         self.budget -= stop - start + COPY_COST
         return referee, made
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
@@ -59,6 +59,9 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this recently
 OTHER_CUP_WAIT_S = 1.5  # two hands: a seed waits this long at most for a cup before to settle
+SOWN_KEPT = 6  # seeds' times kept per hand, for its tempo (see `_choose`)
+TEMPO_GAP_S = 1.5  # a hand whose last seed is older than this has no tempo to go by
+FELL_WITHIN_S = 0.6  # a cup's onset this recent is when the seed judged there fell
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -156,6 +159,8 @@ class Tentative:
 class RecognisedStep:
     t: float
     step: Step
+    # A sow: when its seed fell (the cup's onset), for a hand's tempo (see `_choose`).
+    fell: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"t": round(self.t, 4), **self.step.to_json()}
@@ -224,6 +229,7 @@ class Referee:
         # `orders` keeps what it needs to take the other later (see orders.py).
         self.choices: list[tuple[int, int]] = []  # this frame's choices: (options, taken)
         self.forced: list[int] = []  # the option to take at each choice (a replay)
+        self.invert = False  # a replay: take the other option at each choice not forced
         self._answers: dict[Hashable, int] = {}
         self.orders: OrderSearch | None = (
             OrderSearch() if self.rules.options.simultaneous_opening else None
@@ -351,7 +357,7 @@ class Referee:
                 if detector.rise > 0.5 * self.seed_g and not self._lift_due(due.at):
                     step = self._expected_at(due.at, StepKind.SOW)  # both hands may be due
                     if step is not None and self.game.feed(step).accepted:
-                        self.steps.append(RecognisedStep(t, step))
+                        self.steps.append(RecognisedStep(t, step, detector.onset_t))
                         self.tentative[cell] = Tentative(t, before, step)
                         self.last_sow = (cell, before, self.steps[-1])
                         return True
@@ -566,12 +572,46 @@ class Referee:
         return any(s.at == place and s.kind in kinds for s in self.game.expected())
 
     def _choose(self, options: tuple[Step, ...]) -> Step:
-        """One of the steps of both hands due at one place (see `_decide`). A hand that
-        made a step in the last ONE_HAND_S cannot make another yet: the other is likelier.
-        (At 10 SPS steps are seen in frames of 100 ms: two of one hand can share one.)"""
-        if not self.detector.slow:
+        """One of the steps of both hands due at one place (see `_decide`). Seeds of both
+        hands: the likelier is the hand whose own tempo puts its next seed nearest to when
+        this one fell (two hands sowing one row, one just behind the other, take turns at
+        each cup). Else a hand that made a step in the last ONE_HAND_S cannot make another
+        yet: the other is likelier. (At 10 SPS steps are seen in frames of 100 ms: two of one
+        hand can share one.)"""
+        due = self._due_by_tempo(options)
+        if due is not None:
+            options = tuple(sorted(options, key=due))
+        elif not self.detector.slow:
             options = tuple(sorted(options, key=lambda s: self._since_step(s.player) < ONE_HAND_S))
         return options[self._decide(options, len(options))]
+
+    def _due_by_tempo(self, options: tuple[Step, ...]) -> Callable[[Step], float] | None:
+        """For sows of hands that each sowed a few seeds lately: how far from when this seed
+        fell each hand's tempo puts its next seed (its last seed's time plus its usual
+        interval); None if that cannot be told."""
+        place = options[0].at
+        if place is None or any(s.kind is not StepKind.SOW for s in options):
+            return None
+        fell = self._fell_at(self.cell_of[place], self.now)
+        due: dict[int, float] = {}
+        for step in options:
+            times: list[float] = []
+            for recognised in reversed(self.steps):
+                if len(times) == SOWN_KEPT:
+                    break
+                if recognised.step.player == step.player and recognised.fell is not None:
+                    times.append(recognised.fell)
+            if len(times) < 3 or fell - times[0] > TEMPO_GAP_S:
+                return None
+            gaps = sorted(a - b for a, b in itertools.pairwise(times))
+            due[step.player] = abs(fell - times[0] - gaps[len(gaps) // 2])
+        return lambda s: due[s.player]
+
+    def _fell_at(self, cell: int, t: float) -> float:
+        """When the seed now judged at `cell` fell: the onset of the cup's change, if recent
+        (else `t`: a landing inferred, never seen on its own)."""
+        onset = self.detector.cells[cell].onset_t
+        return onset if 0.0 <= t - onset < FELL_WITHIN_S else t
 
     def _since_step(self, player: int) -> float:
         """How long ago the hand's last step was taken (infinite if never)."""
@@ -588,7 +628,10 @@ class Referee:
         answer = self._answers.get(question)
         if answer is None:
             k = len(self.choices)
-            answer = min(self.forced[k], count - 1) if k < len(self.forced) else 0
+            if k < len(self.forced):
+                answer = min(self.forced[k], count - 1)
+            else:
+                answer = 1 if self.invert else 0
             self.choices.append((count, answer))
             self._answers[question] = answer
         return answer
@@ -997,9 +1040,10 @@ class Referee:
         before = self.game.copy()
         if not self.game.feed(step).accepted:
             return False
-        self.steps.append(RecognisedStep(t, step))
-        self.last_sow = (self.cell_of[step.at], before, self.steps[-1])
-        self.landed_t[self.cell_of[step.at]] = t
+        cell = self.cell_of[step.at]
+        self.steps.append(RecognisedStep(t, step, self._fell_at(cell, t)))
+        self.last_sow = (cell, before, self.steps[-1])
+        self.landed_t[cell] = t
         self._pay_owed(t)
         return True
 

@@ -28,7 +28,11 @@ def _opening(extra: dict[str, object]) -> dict[str, object]:
     }
 
 
-def test_the_frames_of_an_opening_are_let_go_once_it_is_long_over() -> None:
+def test_the_frames_of_an_opening_are_let_go_once_it_is_long_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (The hands' tempo answers this opening right at once: not asked, so a search is kept.)
+    monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
     # A light touch long after the opening keeps the board running that long.
     late = {"actions": [{"t": SEARCH_S + 4, "action": "press", "at": [0, 0], "g": 0.5, "dur": 0.2}]}
     simulation, referee = run_simulation(parse_scenario(_opening(late), "late"))
@@ -123,9 +127,13 @@ LONG_OPENING = {
         "long",
     ],
 )
-def test_what_is_kept_replays_to_the_referee_followed(scenario: str) -> None:
+def test_what_is_kept_replays_to_the_referee_followed(
+    scenario: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Whatever is kept (a child's two-minute opening keeps only its last seconds), and
-    whichever answers a search changed, replays to the same referee."""
+    whichever answers a search changed, replays to the same referee. (The hands' tempo is
+    not asked: it answers the capture-or-relay case right at once, with nothing to change.)"""
+    monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
     if scenario == "long":
         parsed = parse_scenario({**_opening({}), **LONG_OPENING}, "long")
     else:

@@ -16,6 +16,7 @@ import pytest
 from controller.rules import Game, Place, Step, StepKind
 from controller.sim import load_scenario, parse_scenario
 from controller.simulate import report, run_simulation
+from controller.tracking.referee import Referee
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -178,12 +179,21 @@ ORDER_CASES = {
 }
 
 
+# Cases where the hands' tempo (`Referee._choose`) gives the right first answer at once: not
+# asked of it here, so that answering again is what these check.
+WITHOUT_TEMPO = {"congkak_simultaneous_capture_or_relay"}
+
+
 @pytest.mark.parametrize("name", sorted(ORDER_CASES))
-def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(name: str) -> None:
+def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """RULES.md 3, `simultaneous_opening`: each hand sows by its own rules "as the seeds
     actually fall". Where two hands act on one cup too close together for the weights to
     order, the referee takes the likelier order and answers again when the hands show
     otherwise (tracking/orders.py): no flag, and the belief ends as the truth."""
+    if name in WITHOUT_TEMPO:
+        monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
     simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
     assert ORDER_CASES[name] in _together(simulation, 0.35), "the case is gone"
     assert referee.orders is not None and referee.orders.taken_back >= 1
@@ -256,6 +266,31 @@ def test_two_answers_changed_in_one_search() -> None:
     result = report(simulation, referee)
     assert result["flags"] == []
     assert referee.orders is not None and referee.orders.taken_back >= 2
+    _same_as_truth(result)
+
+
+def test_two_hands_in_one_row_are_told_apart_by_their_tempo() -> None:
+    """RULES.md `simultaneous_opening`: both hands sow along one row at an expert's 8 seeds
+    a second, one just behind the other, so both are due at each cup in turn (10 SPS). Whose
+    seed fell is the hand whose own tempo puts its next seed nearest: the first answers are
+    right, and no replay is needed."""
+    name = "congkak_simultaneous_convoy_by_tempo_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert referee.orders is not None and referee.orders.taken_back == 0
+    _same_as_truth(result)
+
+
+def test_hands_taken_for_each_other_along_a_row_are_swapped_back() -> None:
+    """RULES.md `simultaneous_opening`: two hands sowing one row, one just behind the other,
+    answer whose seed fell at each cup; taken for each other, every answer from there on is
+    wrong at once. A replay with all of them the other way puts it right (orders.py)."""
+    name = "congkak_simultaneous_hands_swapped_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert referee.orders is not None and referee.orders.taken_back >= 1
     _same_as_truth(result)
 
 
