@@ -62,6 +62,7 @@ OTHER_CUP_WAIT_S = 1.5  # two hands: a seed waits this long at most for a cup be
 SOWN_KEPT = 6  # seeds' times kept per hand, for its tempo (see `_choose`)
 TEMPO_GAP_S = 1.5  # a hand whose last seed is older than this has no tempo to go by
 FELL_WITHIN_S = 0.6  # a cup's onset this recent is when the seed judged there fell
+GRABBED_SEEDS = 2.0  # a cup pushed this far above its level (in seeds) was grabbed
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -144,6 +145,7 @@ class Pending:
     level_g: float
     onset_t: float  # when the cup began to move (the first change's onset)
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
+    pressed_g: float = 0.0  # how far above its level the cup was pushed (a hand grabbing)
 
 
 @dataclass
@@ -263,12 +265,14 @@ class Referee:
                 self.last_activity = t
                 self._account(event.cell, event.change_g)
                 pending = self.pending.get(event.cell)
+                pressed = event.peak_g - event.change_g
                 if pending is None:
                     self.pending[event.cell] = Pending(
-                        t, t, event.change_g, event.level_g, event.onset_t
+                        t, t, event.change_g, event.level_g, event.onset_t, pressed_g=pressed
                     )
                 else:
                     pending.last_t = t
+                    pending.pressed_g = max(pending.pressed_g, pressed)
                     pending.net_g += event.change_g
                     pending.level_g = event.level_g
         if settled and not batch.common_mode:
@@ -692,6 +696,15 @@ class Referee:
             player = self.tentative[cell].step.player
             landed = self._landed_here(n, place, player)
             if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
+                if (
+                    pending.pressed_g > GRABBED_SEEDS * self.seed_g
+                    and len(self.game.active_players()) >= 2
+                    and self._landed_then_taken(cell, self.tentative[cell], pending)
+                ):
+                    # A hand pressed on the cup to grab it: the seed landed, the pit was
+                    # taken, and the other hand's seed fell in after (one seed, all the same).
+                    del self.tentative[cell]
+                    return True
                 self._seed_seen(cell, pending.net_g, t)
                 del self.tentative[cell]
                 return True
@@ -1263,10 +1276,11 @@ class Referee:
                 continue
             landing = self.cell_of[sow.at]
             detector = self.detector.cells[landing]
+            moved_until = detector.onset_t + detector.since_onset / detector.rate_sps
             if (
                 landing == cell
                 or detector.active
-                or self.now - detector.onset_t > LANDING_CARRIED_S
+                or self.now - moved_until > LANDING_CARRIED_S
                 or not self._empty(detector.level)
             ):
                 continue
@@ -1320,9 +1334,10 @@ class Referee:
     def _other_hand_sowed_after(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """A pit taken early by one hand reads one seed when it settles, and the other hand's
         seed is due there (a simultaneous opening): it fell in just after the lift, before the
-        cup could settle in between. The take stands; that seed is the other hand's sow."""
+        cup could settle in between. The take stands; that seed is the other hand's sow.
+        (The taking hand may be done with its move by now: a capture can end it.)"""
         place = tentative.step.at
-        if place is None or len(self.game.active_players()) < 2:
+        if place is None:
             return False
         if not self._one_seed(self._seeds(pending.level_g)):
             return False

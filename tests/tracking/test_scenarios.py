@@ -294,6 +294,34 @@ def test_hands_taken_for_each_other_along_a_row_are_swapped_back() -> None:
     _same_as_truth(result)
 
 
+# 7 pits, 10 SPS, 0.25 s a seed (the daemon's simulated board, at the slower rate): where
+# one hand captures and the other sows through the same cups.
+CAPTURE_CASES = {
+    # Hand 0 relays from [1, 3]; hand 1's last seed falls in the emptied pit and its capture
+    # takes it to the store 0.18 s later. The cup was moving from the relay's grab on for a
+    # second: it moved lately for as long as it moved, not since it began.
+    "congkak7_simultaneous_capture_carried_after_a_relay_10sps": ("grab", "move"),
+    # Hand 1's last seed lands in [1, 3] and its capture grabs it before the landing settles;
+    # hand 0's seed falls in after the lift. The cup ends one seed up, as if only hand 1's
+    # seed had landed, but a hand pressed on it: the seed, the capture, the other seed.
+    "congkak7_simultaneous_capture_then_other_seed_10sps": ("move", "drop"),
+    # Hand 1's capture of [0, 3] ends its move; hand 0's seed falls in after the lift. That
+    # seed is hand 0's sow even though the taking hand is done (not a seed left behind).
+    "congkak7_simultaneous_seed_after_a_last_capture_10sps": ("move", "drop"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURE_CASES))
+def test_a_capture_amid_the_other_hands_sowing(name: str) -> None:
+    """RULES.md 3.4 (capture) and `simultaneous_opening`: no flag, the belief ends as the
+    truth."""
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    assert CAPTURE_CASES[name] in _together(simulation, 0.7), "the case is gone"
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    _same_as_truth(result)
+
+
 def _press_on_the_next_cup(rate: int, grams: float) -> dict[str, Any]:
     """Kalah: pit [0, 2] (4 seeds) is lifted and sown; while [0, 4] is due, a finger rests on
     it with `grams` for a second, and then the hand sows on."""
