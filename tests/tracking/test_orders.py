@@ -73,13 +73,20 @@ def test_a_copy_of_the_referee_shares_the_steps_taken() -> None:
     assert copy.game is not referee.game and copy.detector is not referee.detector
 
 
-def test_bench_openings_prints_one_figure_per_rate_and_tempo(capsys: object) -> None:
+def test_bench_openings_prints_one_figure_per_board_rate_and_tempo(capsys: object) -> None:
     from controller.bench.openings import main
 
     assert main(games=1) == 0
     out = capsys.readouterr().out.strip().splitlines()  # type: ignore[attr-defined]
     figures = json.loads(out[-1])
-    assert set(figures) == {"80sps_0.3s", "80sps_0.125s", "10sps_0.3s", "10sps_0.125s"}
+    assert set(figures) == {
+        "80sps_0.3s",
+        "80sps_0.125s",
+        "10sps_0.3s",
+        "10sps_0.125s",
+        "7pits_80sps_0.25s",
+        "7pits_10sps_0.25s",
+    }
     for figure in figures.values():
         assert figure["games"] == 1 and 0 <= figure["exact"] <= 1
         assert figure["search_ms_max"] >= 0.0
