@@ -234,7 +234,7 @@ class OrderSearch:
         made: list[Choice] = []
         for k in range(start, stop):
             referee.forced = forced.get(k, [])
-            referee.invert = invert and k > start
+            referee.invert = invert and k >= start  # (the forced answers come first)
             referee.follow(self._frame(k))
             if referee.choices:
                 made.append(_choice(k, referee))

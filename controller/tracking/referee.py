@@ -22,6 +22,7 @@ Two clocks decide when a change is acted on:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Hashable
@@ -58,8 +59,10 @@ TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this recently
-OTHER_CUP_WAIT_S = 1.5  # two hands: a seed waits this long at most for a cup before to settle
-SOWN_KEPT = 6  # seeds' times kept per hand, for its tempo (see `_choose`)
+# Two hands: a seed that would be a stray waits this long at most while a cup where a step
+# is due is still moving (see `_explain_late`).
+OTHER_CUP_WAIT_S = 1.5
+TEMPO_SEEDS = 6  # a hand's tempo is taken from its last this many seeds (see `_choose`)
 TEMPO_GAP_S = 1.5  # a hand whose last seed is older than this has no tempo to go by
 FELL_WITHIN_S = 0.6  # a cup's onset this recent is when the seed judged there fell
 GRABBED_SEEDS = 2.0  # a cup pushed this far above its level (in seeds) was grabbed
@@ -231,6 +234,7 @@ class Referee:
         # `orders` keeps what it needs to take the other later (see orders.py).
         self.choices: list[tuple[int, int]] = []  # this frame's choices: (options, taken)
         self.forced: list[int] = []  # the option to take at each choice (a replay)
+        self.judged: tuple[int, float] = (-1, 0.0)  # the cell whose change is judged, its onset
         self.invert = False  # a replay: take the other option at each choice not forced
         self._answers: dict[Hashable, int] = {}
         self.orders: OrderSearch | None = (
@@ -252,6 +256,7 @@ class Referee:
         are due at one place."""
         self.choices = []
         self._answers = {}
+        self.judged = (-1, 0.0)
         t = self.now = frame.t
         blocked = self._blocked()
         self._sensor_faults(frame)
@@ -265,7 +270,7 @@ class Referee:
                 self.last_activity = t
                 self._account(event.cell, event.change_g)
                 pending = self.pending.get(event.cell)
-                pressed = event.peak_g - event.change_g
+                pressed = max(0.0, event.peak_g - event.change_g)
                 if pending is None:
                     self.pending[event.cell] = Pending(
                         t, t, event.change_g, event.level_g, event.onset_t, pressed_g=pressed
@@ -601,19 +606,24 @@ class Referee:
         for step in options:
             times: list[float] = []
             for recognised in reversed(self.steps):
-                if len(times) == SOWN_KEPT:
+                if len(times) == TEMPO_SEEDS:
                     break
                 if recognised.step.player == step.player and recognised.fell is not None:
                     times.append(recognised.fell)
+            times.sort(reverse=True)  # (taken in the order judged, not quite as they fell)
             if len(times) < 3 or fell - times[0] > TEMPO_GAP_S:
                 return None
             gaps = sorted(a - b for a, b in itertools.pairwise(times))
-            due[step.player] = abs(fell - times[0] - gaps[len(gaps) // 2])
+            due[step.player] = abs(fell - times[0] - gaps[(len(gaps) - 1) // 2])
         return lambda s: due[s.player]
 
     def _fell_at(self, cell: int, t: float) -> float:
-        """When the seed now judged at `cell` fell: the onset of the cup's change, if recent
-        (else `t`: a landing inferred, never seen on its own)."""
+        """When the seed now taken at `cell` fell: the onset of the change being judged there,
+        or of the cup's movement under way (a landing taken early), if recent; else `t` (a
+        landing inferred, never seen on its own)."""
+        judged_cell, onset = self.judged
+        if judged_cell == cell:
+            return min(onset, t)
         onset = self.detector.cells[cell].onset_t
         return onset if 0.0 <= t - onset < FELL_WITHIN_S else t
 
@@ -678,6 +688,7 @@ class Referee:
 
     def _explained_now(self, cell: int, pending: Pending) -> bool:
         """Act on a change at once if it is exactly what is expected (or puts a mistake right)."""
+        self.judged = (cell, pending.onset_t)
         if self._early_lift_settled(cell, pending):
             return True
         n = self._seeds(pending.net_g)
@@ -699,10 +710,13 @@ class Referee:
                 if (
                     pending.pressed_g > GRABBED_SEEDS * self.seed_g
                     and len(self.game.active_players()) >= 2
-                    and self._landed_then_taken(cell, self.tentative[cell], pending)
+                    and self._landed_then_taken(
+                        cell, self.tentative[cell], pending, question=(cell, "grabbed")
+                    )
                 ):
                     # A hand pressed on the cup to grab it: the seed landed, the pit was
-                    # taken, and the other hand's seed fell in after (one seed, all the same).
+                    # taken, and the other hand's seed fell in after (one seed, all the same);
+                    # or a hand only rested on it (the other answer).
                     del self.tentative[cell]
                     return True
                 self._seed_seen(cell, pending.net_g, t)
@@ -739,7 +753,12 @@ class Referee:
         if n < -MIN_SEED and empty and self._due_at(place, *TAKES):
             self._take(cell, place, -pending.net_g, t)
             return True
-        if n < -MIN_SEED and not empty and self._taken_then_sown(cell, place, pending, ask=True):
+        if (
+            self.detector.slow
+            and n < -MIN_SEED
+            and not empty
+            and self._taken_then_sown(cell, place, pending, ask=True)
+        ):
             return True
         if (
             self.detector.slow
@@ -824,6 +843,7 @@ class Referee:
 
         Returns False when nothing moved (a press, a knock, creep), True when the change is
         accounted for (as steps, or as seeds the flags know about)."""
+        self.judged = (cell, pending.onset_t)
         if self._early_lift_settled(cell, pending):
             return True
         n = self._seeds(pending.net_g)
@@ -887,8 +907,12 @@ class Referee:
                     # Seeds sown into the cup while the carried ones went in (a fast hand
                     # sowing on as seeds are put back): judged in turn with the others.
                     self._arrive(carries, t, carried)
-                    self.pending[cell] = Pending(
-                        t, t, pending.net_g - carried, pending.level_g, pending.onset_t
+                    self.pending[cell] = dataclasses.replace(
+                        pending,
+                        first_t=t,
+                        last_t=t,
+                        net_g=pending.net_g - carried,
+                        patience_until=0.0,
                     )
                     return True
                 self._arrive(carries, t, pending.net_g)
@@ -989,12 +1013,19 @@ class Referee:
         self.last_landing[cell] = (landing[0], grams)
         return True
 
-    def _landed_then_taken(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
+    def _landed_then_taken(
+        self,
+        cell: int,
+        tentative: Tentative,
+        pending: Pending,
+        question: Hashable | None = None,
+    ) -> bool:
         """The guessed seed landed and the pit was emptied (a relay pickup or a capture) before
         the landing could settle on its own: the net change is the pit's old content taken.
         In a simultaneous opening the other hand's seed may have fallen in after the lift: the
         pit then holds that one seed. Or before it, and the lift was that hand's (its last
-        seed fell there: a relay or a capture)."""
+        seed fell there: a relay or a capture). A `question` asks first whether the other
+        hand's seed came after the lift (see `_decide`)."""
         place = self.place_of.get(cell)
         if place is None:
             return False
@@ -1021,7 +1052,9 @@ class Referee:
             self._take(cell, place, self.seed_g - pending.net_g, t, guessed=1)
             return True
         lifted_g = pending.level_g - pending.net_g + self.seed_g  # the pit before, the seed
-        return self._taken_then_other_seed(cell, place, take, lifted_g, pending, guessed=1)
+        return self._taken_then_other_seed(
+            cell, place, take, lifted_g, pending, guessed=1, question=question
+        )
 
     def _sow_then_lift(self, place: Place) -> Step | None:
         """A sow due at `place` after which the same hand must lift the pit (its last seed
@@ -1268,8 +1301,11 @@ class Referee:
         (a capture), before its cup settled in between: at 8 seeds a second 90 ms is too
         short, even at 80 SPS. The store's seed shows it before the opposite pit's lift does
         (`_missed_landing_then_capture` is the other order). The landing cup must have moved
-        lately, and must be empty now."""
-        if place is None or not place.is_store or self._blocked():
+        lately (the seed in and out), show no change still to judge, and be empty now.
+
+        Only in a simultaneous opening (the other hand may be done by now): that is where it
+        was seen, with the other hand's cups keeping the referee busy."""
+        if place is None or not place.is_store or self._blocked() or not self.game.opening:
             return False
         for sow in self.game.expected():
             if sow.kind is not StepKind.SOW or sow.at is None or sow.player != place.player:
@@ -1277,11 +1313,14 @@ class Referee:
             landing = self.cell_of[sow.at]
             detector = self.detector.cells[landing]
             moved_until = detector.onset_t + detector.since_onset / detector.rate_sps
+            waiting = self.pending.get(landing)
             if (
                 landing == cell
                 or detector.active
+                or detector.onset_t <= 0.0  # (never moved)
                 or self.now - moved_until > LANDING_CARRIED_S
                 or not self._empty(detector.level)
+                or (waiting is not None and _count(self._seeds(waiting.net_g)))
             ):
                 continue
             trial = self.game.copy()
@@ -1290,11 +1329,14 @@ class Referee:
             capture = next((s for s in trial.expected() if s.kind is StepKind.CAPTURE), None)
             if capture is None or capture.at != sow.at or capture.player != place.player:
                 continue
-            self.pending.pop(landing, None)  # (what its cup showed: the seed, in and out)
-            self._sow(sow.at, pending.last_t)
+            t = pending.last_t
+            if not self._feed_sow(sow, t):
+                continue
+            self.pending.pop(landing, None)  # (what its cup showed: the seed in and out)
             carried = len(self.carries)
-            self._take(landing, sow.at, self.seed_g, pending.last_t, guessed=1)
-            self._arrive(self.carries[carried:], pending.last_t, pending.net_g)
+            if self._feed_take(capture, landing, sow.at, self.seed_g, t, guessed=1):
+                self._emptied(landing)
+            self._arrive(self.carries[carried:], t, pending.net_g)
             return True
         return False
 
@@ -1396,7 +1438,7 @@ class Referee:
         t = pending.last_t
         self._feed_take(take, cell, place, lifted_g, t, guessed, seed_before=False)
         self.expected_g[cell] = pending.level_g
-        return self._sow(place, t)
+        return self._feed_sow(sow, t)
 
     def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.

@@ -257,10 +257,12 @@ def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
     _same_as_truth(result)
 
 
-def test_two_answers_changed_in_one_search() -> None:
+def test_two_answers_changed_in_one_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """RULES.md `simultaneous_opening`: an order answered again (a flag taken back), and later
     one that needs two answers changed at once, within one search's budget (orders.py tries
-    each recent choice with its pairs before older ones)."""
+    each recent choice with its pairs before older ones). (The hands' tempo is not asked: it
+    gets one of the answers right at once, and the search is what this checks.)"""
+    monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
     name = "congkak_simultaneous_two_answers_at_once"
     simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
     result = report(simulation, referee)
@@ -269,24 +271,31 @@ def test_two_answers_changed_in_one_search() -> None:
     _same_as_truth(result)
 
 
-def test_two_hands_in_one_row_are_told_apart_by_their_tempo() -> None:
-    """RULES.md `simultaneous_opening`: both hands sow along one row at an expert's 8 seeds
-    a second, one just behind the other, so both are due at each cup in turn (10 SPS). Whose
-    seed fell is the hand whose own tempo puts its next seed nearest: the first answers are
-    right, and no replay is needed."""
-    name = "congkak_simultaneous_convoy_by_tempo_10sps"
-    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+def test_two_hands_in_one_row_are_told_apart_by_their_tempo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RULES.md `simultaneous_opening`: both hands sow at an expert's 8 seeds a second and
+    meet in the same cups (80 SPS). Whose seed fell is the hand whose own tempo puts its next
+    seed nearest: the first answers are right, no replay is needed. Without the tempo the
+    same opening needs an answer taken back."""
+    scenario = load_scenario(SCENARIOS / "congkak_simultaneous_convoy_by_tempo.json")
+    simulation, referee = run_simulation(scenario)
     result = report(simulation, referee)
     assert result["flags"] == []
-    assert referee.orders is not None and referee.orders.taken_back == 0
+    assert referee.orders is not None and referee.orders.choices_made >= 1
+    assert referee.orders.taken_back == 0
     _same_as_truth(result)
+    monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
+    _, without = run_simulation(scenario)
+    assert without.orders is not None and without.orders.taken_back >= 1
 
 
-def test_hands_taken_for_each_other_along_a_row_are_swapped_back() -> None:
-    """RULES.md `simultaneous_opening`: two hands sowing one row, one just behind the other,
-    answer whose seed fell at each cup; taken for each other, every answer from there on is
-    wrong at once. A replay with all of them the other way puts it right (orders.py)."""
-    name = "congkak_simultaneous_hands_swapped_10sps"
+def test_every_answer_from_a_choice_on_the_other_way() -> None:
+    """RULES.md `simultaneous_opening`: hands taken for each other (two hands sowing one row,
+    one just behind the other, answer whose seed fell at each cup) make every answer from
+    there on wrong at once. A replay with all of them the other way is tried too (orders.py);
+    in this 7-pit opening at 10 SPS nothing less explains what the hands did."""
+    name = "congkak7_simultaneous_hands_swapped_10sps"
     simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
     result = report(simulation, referee)
     assert result["flags"] == []
