@@ -4,6 +4,8 @@ hands play it on `sim_move {pits}` and in demo mode, and the referee follows bot
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +18,20 @@ from tests.daemon.conftest import Board, make_config
 OPENING = {"variant": "congkak", "options": {"pits": 5, "simultaneous_opening": True}}
 
 
-def opening_board(tmp_path: Path, **game: Any) -> Board:
+@contextmanager
+def opening_board(tmp_path: Path, **game: Any) -> Iterator[Board]:
+    """The daemon on a simulated 5-pit congkak board with a simultaneous opening (run until
+    play starts unless in demo mode, which starts playing at once)."""
     config = make_config(
         tmp_path, board={"file": "congkak5"}, game={**OPENING, **game}, sim={"rate_sps": 80}
     )
-    return Board(config)
+    board = Board(config)
+    try:
+        if game.get("mode") != "demo":
+            board.ready()
+        yield board
+    finally:
+        board.stop()
 
 
 def believed_as_true(board: Board) -> None:
@@ -34,9 +45,7 @@ def believed_as_true(board: Board) -> None:
 
 
 def test_both_virtual_hands_play_the_opening_and_the_referee_follows(tmp_path: Path) -> None:
-    board = opening_board(tmp_path)
-    try:
-        board.ready()
+    with opening_board(tmp_path) as board:
         assert board.status()["game"]["position"]["to_move"] is None
         result = board.loop.execute("sim_move", {"pits": [3, 1]})
         assert result == {"played": [3, 1], "player": None}
@@ -51,14 +60,10 @@ def test_both_virtual_hands_play_the_opening_and_the_referee_follows(tmp_path: P
         first = board.status()["game"]["expected"][0]  # a pit the player to move may start from
         board.play(first[1])
         believed_as_true(board)
-    finally:
-        board.stop()
 
 
 def test_the_opening_needs_both_hands_pits(tmp_path: Path) -> None:
-    board = opening_board(tmp_path)
-    try:
-        board.ready()
+    with opening_board(tmp_path) as board:
         cases: list[tuple[dict[str, Any], str, str]] = [
             ({"pit": 3}, "pits", "is missing: in the simultaneous opening both hands start"),
             ({"pit": 3, "pits": [3, 1]}, "pits", "either pit or pits, not both"),
@@ -80,20 +85,15 @@ def test_the_opening_needs_both_hands_pits(tmp_path: Path) -> None:
             board.loop.execute("sim_move", {"pits": [0, 4]})
         assert late.value.field == "pits"
         believed_as_true(board)
-    finally:
-        board.stop()
 
 
 def test_a_demo_plays_the_opening_too(tmp_path: Path) -> None:
     """A museum's demo must not stop at a simultaneous opening: both hands start on their own."""
-    board = opening_board(tmp_path, mode="demo")
-    try:
+    with opening_board(tmp_path, mode="demo") as board:
         board.run_until(lambda: len(board.status()["game"]["history"]) >= 3, 300)
         board.loop.execute("mode", {"mode": "play"})  # (to look at the board between moves)
         board.settle()
         believed_as_true(board)
-    finally:
-        board.stop()
 
 
 def hand_0_plays_its_opening_move_alone(board: Board, pit: int) -> None:
@@ -120,9 +120,7 @@ def hand_0_plays_its_opening_move_alone(board: Board, pit: int) -> None:
 
 def test_the_virtual_hand_finishes_an_opening_one_hand_began(tmp_path: Path) -> None:
     """One hand has played its opening move by hand: the other is played with `pit`."""
-    board = opening_board(tmp_path)
-    try:
-        board.ready()
+    with opening_board(tmp_path) as board:
         hand_0_plays_its_opening_move_alone(board, 2)
         assert board.status()["game"]["position"]["to_move"] is None  # hand 1 still to start
         with pytest.raises(CommandError, match="only hand 1 is still to start") as both:
@@ -136,19 +134,13 @@ def test_the_virtual_hand_finishes_an_opening_one_hand_began(tmp_path: Path) -> 
         board.settle()
         assert board.status()["game"]["position"]["to_move"] is not None
         believed_as_true(board)
-    finally:
-        board.stop()
 
 
 def test_a_demo_finishes_an_opening_one_hand_began(tmp_path: Path) -> None:
-    board = opening_board(tmp_path)
-    try:
-        board.ready()
+    with opening_board(tmp_path) as board:
         hand_0_plays_its_opening_move_alone(board, 2)
         board.loop.execute("mode", {"mode": "demo"})
         board.run_until(lambda: board.status()["game"]["position"]["to_move"] is not None, 120)
         board.loop.execute("mode", {"mode": "play"})
         board.settle()
         believed_as_true(board)
-    finally:
-        board.stop()

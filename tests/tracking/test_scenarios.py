@@ -16,6 +16,7 @@ import pytest
 from controller.rules import Game, Place, Step, StepKind
 from controller.sim import load_scenario, parse_scenario
 from controller.simulate import report, run_simulation
+from controller.tracking.orders import OrderSearch
 from controller.tracking.referee import Referee
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -202,36 +203,42 @@ def test_whose_seed_came_first_is_told_by_what_the_hands_do_next(
     _same_as_truth(result)
 
 
-def test_a_lift_and_the_other_hands_seed_in_one_reading_leave_no_seed_behind() -> None:
-    """RULES.md `simultaneous_opening` and 3.3 (relay): hand 1 lifts [0, 0] to sow on, and
-    hand 0's seed falls in 0.29 s after the grab began; at 10 SPS one reading shows the cup
-    go from six seeds to one. That is the pit taken and hand 0's seed in it, not a lift that
-    left a seed behind (the likelier answer; a replay could change it)."""
-    name = "congkak_simultaneous_lift_then_other_seed_10sps"
-    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
-    assert ("grab", "drop") in _together(simulation, 0.35), "the case is gone"
-    result = report(simulation, referee)
-    assert result["flags"] == []
-    at_cup = [(r.step.player, r.step.kind) for r in referee.steps if r.step.at == Place(0, 0)]
-    assert (1, StepKind.PICKUP) in at_cup
-    i = at_cup.index((1, StepKind.PICKUP))
-    assert at_cup[i + 1] == (0, StepKind.SOW)
-    _same_as_truth(result)
+# (scenario, what the hands did at one cup and within how long, where, the steps there)
+AT_ONE_CUP: dict[str, tuple[tuple[str, str], float, Place, list[tuple[int, StepKind]]]] = {
+    # RULES.md 3.3 (relay): hand 1 lifts [0, 0] to sow on, and hand 0's seed falls in 0.29 s
+    # after the grab began; at 10 SPS one reading shows the cup go from six seeds to one.
+    # That is the pit taken and hand 0's seed in it, not a lift that left a seed behind (the
+    # likelier answer; a replay could change it).
+    "congkak_simultaneous_lift_then_other_seed_10sps": (
+        ("grab", "drop"),
+        0.35,
+        Place(0, 0),
+        [(1, StepKind.PICKUP), (0, StepKind.SOW)],
+    ),
+    # RULES.md 3.4 (capture): hand 0's last seed and hand 1's seed fall into [0, 1] 5 ms
+    # apart, and hand 0 takes both to its store while hand 1 sows [0, 2]. At 10 SPS the cup
+    # never settles until the capture has lifted it; hand 1's seed in [0, 2] waits for it
+    # (it is not a seed in the wrong place): hand 1's seed went with the capture.
+    "congkak_simultaneous_both_seeds_captured_10sps": (
+        ("drop", "drop"),
+        0.01,
+        Place(0, 1),
+        [(0, StepKind.SOW), (1, StepKind.SOW), (0, StepKind.CAPTURE)],
+    ),
+}
 
 
-def test_a_seed_past_a_capture_still_moving_waits_for_it() -> None:
-    """RULES.md `simultaneous_opening` and 3.4 (capture): hand 0's last seed and hand 1's
-    seed fall into [0, 1] 5 ms apart, and hand 0 takes both to its store while hand 1 sows
-    [0, 2]. At 10 SPS the cup never settles until the capture has lifted it; hand 1's seed
-    in [0, 2] waits for it (it is not a seed in the wrong place): hand 1's seed went with
-    the capture."""
-    name = "congkak_simultaneous_both_seeds_captured_10sps"
+@pytest.mark.parametrize("name", sorted(AT_ONE_CUP))
+def test_two_hands_at_one_cup_within_one_reading(name: str) -> None:
+    """RULES.md `simultaneous_opening`: what two hands did at one cup, too fast for the cup to
+    settle in between, is told apart: the steps there in order, no flag, the truth."""
+    together, within, place, steps = AT_ONE_CUP[name]
     simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
-    assert ("drop", "drop") in _together(simulation, 0.01), "the case is gone"
+    assert together in _together(simulation, within), "the case is gone"
     result = report(simulation, referee)
     assert result["flags"] == []
-    at_cup = [(r.step.player, r.step.kind) for r in referee.steps if r.step.at == Place(0, 1)]
-    assert at_cup[-3:] == [(0, StepKind.SOW), (1, StepKind.SOW), (0, StepKind.CAPTURE)]
+    at_cup = [(r.step.player, r.step.kind) for r in referee.steps if r.step.at == place]
+    assert any(at_cup[i : i + len(steps)] == steps for i in range(len(at_cup))), at_cup
     _same_as_truth(result)
 
 
@@ -257,18 +264,25 @@ def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
     _same_as_truth(result)
 
 
+def _exact_without_a_flag(name: str) -> OrderSearch:
+    """Run a simultaneous opening's scenario: no flag, the belief ends as the truth. Returns
+    what the order search did."""
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    _same_as_truth(result)
+    assert referee.orders is not None
+    return referee.orders
+
+
 def test_two_answers_changed_in_one_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """RULES.md `simultaneous_opening`: an order answered again (a flag taken back), and later
     one that needs two answers changed at once, within one search's budget (orders.py tries
     each recent choice with its pairs before older ones). (The hands' tempo is not asked: it
     gets one of the answers right at once, and the search is what this checks.)"""
     monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
-    name = "congkak_simultaneous_two_answers_at_once"
-    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
-    result = report(simulation, referee)
-    assert result["flags"] == []
-    assert referee.orders is not None and referee.orders.taken_back >= 2
-    _same_as_truth(result)
+    orders = _exact_without_a_flag("congkak_simultaneous_two_answers_at_once")
+    assert orders.taken_back >= 2
 
 
 def test_two_hands_in_one_row_are_told_apart_by_their_tempo(
@@ -278,15 +292,11 @@ def test_two_hands_in_one_row_are_told_apart_by_their_tempo(
     meet in the same cups (80 SPS). Whose seed fell is the hand whose own tempo puts its next
     seed nearest: the first answers are right, no replay is needed. Without the tempo the
     same opening needs an answer taken back."""
-    scenario = load_scenario(SCENARIOS / "congkak_simultaneous_convoy_by_tempo.json")
-    simulation, referee = run_simulation(scenario)
-    result = report(simulation, referee)
-    assert result["flags"] == []
-    assert referee.orders is not None and referee.orders.choices_made >= 1
-    assert referee.orders.taken_back == 0
-    _same_as_truth(result)
+    name = "congkak_simultaneous_convoy_by_tempo"
+    orders = _exact_without_a_flag(name)
+    assert orders.choices_made >= 1 and orders.taken_back == 0
     monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
-    _, without = run_simulation(scenario)
+    _, without = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
     assert without.orders is not None and without.orders.taken_back >= 1
 
 
@@ -295,12 +305,8 @@ def test_every_answer_from_a_choice_on_the_other_way() -> None:
     one just behind the other, answer whose seed fell at each cup) make every answer from
     there on wrong at once. A replay with all of them the other way is tried too (orders.py);
     in this 7-pit opening at 10 SPS nothing less explains what the hands did."""
-    name = "congkak7_simultaneous_hands_swapped_10sps"
-    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
-    result = report(simulation, referee)
-    assert result["flags"] == []
-    assert referee.orders is not None and referee.orders.taken_back >= 1
-    _same_as_truth(result)
+    orders = _exact_without_a_flag("congkak7_simultaneous_hands_swapped_10sps")
+    assert orders.taken_back >= 1
 
 
 # 7 pits, 10 SPS, 0.25 s a seed (the daemon's simulated board, at the slower rate): where
