@@ -65,7 +65,7 @@ OTHER_CUP_WAIT_S = 1.5
 TEMPO_SEEDS = 6  # a hand's tempo is taken from its last this many seeds (see `_choose`)
 TEMPO_GAP_S = 1.5  # a hand whose last seed is older than this has no tempo to go by
 FELL_WITHIN_S = 0.6  # a cup's onset this recent is when the seed judged there fell
-GRABBED_SEEDS = 2.0  # a cup pushed this far above its level (in seeds) was grabbed
+GRABBED_SEEDS = 1.0  # a cup pushed this far above its level (in seeds) was grabbed
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -148,7 +148,12 @@ class Pending:
     level_g: float
     onset_t: float  # when the cup began to move (the first change's onset)
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
-    pressed_g: float = 0.0  # how far above its level the cup was pushed (a hand grabbing)
+    high_g: float = -math.inf  # the most the cup read meanwhile (a hand pressing to grab)
+
+    @property
+    def pressed_g(self) -> float:
+        """How far above its level now the cup was pushed while it changed."""
+        return max(0.0, self.high_g - self.level_g)
 
 
 @dataclass
@@ -270,14 +275,15 @@ class Referee:
                 self.last_activity = t
                 self._account(event.cell, event.change_g)
                 pending = self.pending.get(event.cell)
-                pressed = max(0.0, event.peak_g - event.change_g)
+                # (A press may settle for a moment too: then it is a level of its own.)
+                high = max(event.level_g, event.level_g - event.change_g + event.peak_g)
                 if pending is None:
                     self.pending[event.cell] = Pending(
-                        t, t, event.change_g, event.level_g, event.onset_t, pressed_g=pressed
+                        t, t, event.change_g, event.level_g, event.onset_t, high_g=high
                     )
                 else:
                     pending.last_t = t
-                    pending.pressed_g = max(pending.pressed_g, pressed)
+                    pending.high_g = max(pending.high_g, high)
                     pending.net_g += event.change_g
                     pending.level_g = event.level_g
         if settled and not batch.common_mode:
