@@ -62,6 +62,7 @@ from controller.sim import (
     parse_actions,
     schedule_move,
     schedule_opening,
+    starting_hands,
 )
 from controller.sim.world import CellCalibration
 from controller.tracking.referee import Flag, RecognisedStep, Referee
@@ -1267,7 +1268,7 @@ class BoardLoop:
         """The virtual hands play the rest of the simultaneous opening, each hand about to
         start from its pit: `pits` [hand 0's, hand 1's] when both are (they start at once),
         `pit` when one hand is done already."""
-        starting = _starting_hands(follower)
+        starting = starting_hands(follower)
         if len(starting) == 2:
             pits = args.get("pits")
             if pits is None:
@@ -1395,7 +1396,7 @@ class BoardLoop:
             follower = self._sim_follower()
             if follower.to_move is None:
                 # Each hand about to start picks a random pit of its own that holds seeds.
-                starts = [_legal_starts(follower, h) for h in _starting_hands(follower)]
+                starts = [_legal_starts(follower, h) for h in starting_hands(follower)]
                 if not all(starts):
                     return
                 picks = [self.rng.choice(pits) for pits in starts]
@@ -1420,11 +1421,6 @@ class BoardLoop:
         data = layout_json(self.config.board, self.game.rules, truth)
         path = self.sim_board_path
         self.writer.call(lambda: write_json_atomic(path, data))
-
-
-def _starting_hands(follower: StepFollower) -> list[int]:
-    """The hands about to start a move of the simultaneous opening (between moves)."""
-    return [h for h in follower.active_players() if follower.hands[h].phase is Phase.START]
 
 
 def _legal_starts(follower: StepFollower, hand: int) -> list[int]:

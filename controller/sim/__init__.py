@@ -18,6 +18,7 @@ from .player import (
     build_world,
     schedule_move,
     schedule_opening,
+    starting_hands,
 )
 from .scenario import (
     Action,
@@ -71,4 +72,5 @@ __all__ = [
     "parse_scenario",
     "schedule_move",
     "schedule_opening",
+    "starting_hands",
 ]

@@ -209,8 +209,8 @@ class VirtualPlayer:
         # Each hand starts when its player is ready (a small reaction difference).
         clock = [start + self.rng.uniform(0.0, 0.2), start + self.rng.uniform(0.0, 0.2)]
         first: list[tuple[int, int] | None] = [None, None]
-        for h in follower.active_players():
-            if queue and follower.hands[h].phase is Phase.START:
+        for h in starting_hands(follower):
+            if queue:
                 first[h] = queue.popleft()
         stopped = [False, False]
         end = start
@@ -560,6 +560,12 @@ def schedule_move(
     )
 
 
+def starting_hands(opening: StepFollower) -> list[int]:
+    """The hands about to start a move of a simultaneous opening (at its start, or after a
+    hand ended in its own store, or with the other hand done)."""
+    return [h for h in opening.active_players() if opening.hands[h].phase is Phase.START]
+
+
 @dataclass(frozen=True)
 class ScheduledOpening:
     """A simultaneous opening handed to a running world: the pit each hand started from,
@@ -582,7 +588,7 @@ def schedule_opening(
     ends in its own store and goes again (rule A) starts from a random legal pit.
     OpeningChoiceError (a ValueError) for a pit that cannot start.
     """
-    starting = [h for h in opening.active_players() if opening.hands[h].phase is Phase.START]
+    starting = starting_hands(opening)
     if sorted(pits) != starting:
         raise ValueError(f"the hands about to start are {starting}, not {sorted(pits)}")
     rng = random.Random(world.rng.random())

@@ -19,6 +19,7 @@ second; it stops once the opening has been over for SEARCH_S.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -135,16 +136,13 @@ class OrderSearch:
             before = self._state_before(choice.frame)
             if before is None:
                 break
-            for i, answers in enumerate(choice.answers):
-                for answer in range(answers):
-                    if answer == choice.taken[i]:
-                        continue
-                    forced = {choice.frame: [*choice.taken[:i], answer]}
-                    taken, made = self._try(referee, doubts, before, choice.frame, k, forced)
-                    if taken or self.budget < 0:
-                        return
-                    if self._pairs(referee, doubts, before, choice.frame, k, forced, made):
-                        return
+            for i, answer in _other_answers(choice):
+                forced = {choice.frame: [*choice.taken[:i], answer]}
+                taken, made = self._try(referee, doubts, before, choice.frame, k, forced)
+                if taken or self.budget < 0:
+                    return
+                if self._pairs(referee, doubts, before, choice.frame, k, forced, made):
+                    return
             # Every answer from this choice on the other way: two hands sowing one row, one
             # just behind the other, answer a choice at each cup; if the one behind was the
             # one ahead, all of them change at once.
@@ -167,16 +165,13 @@ class OrderSearch:
         """Two answers changed: `forced`, and one of the choices its replay made after it.
         Returns whether to stop (one was taken, or the budget is spent)."""
         for later in reversed(made):
-            for j, answers in enumerate(later.answers):
+            for j, answer in _other_answers(later):
                 if later.frame == frame and j < len(forced[frame]):
                     continue  # the answer changed already, or one before it
-                for answer in range(answers):
-                    if answer == later.taken[j]:
-                        continue
-                    both = {**forced, later.frame: [*later.taken[:j], answer]}
-                    taken, _ = self._try(referee, doubts, before, frame, k, both)
-                    if taken or self.budget < 0:
-                        return True
+                both = {**forced, later.frame: [*later.taken[:j], answer]}
+                taken, _ = self._try(referee, doubts, before, frame, k, both)
+                if taken or self.budget < 0:
+                    return True
         return False
 
     def _try(
@@ -190,7 +185,7 @@ class OrderSearch:
         invert: bool = False,
     ) -> tuple[bool, list[Choice]]:
         """Replay frames start..k from `before` with the `forced` answers (`invert`: the
-        other answer to every choice not forced after `start`); take the result if it leaves
+        other answer to every choice not forced); take the result if it leaves
         fewer doubts. Returns whether it was taken, and the choices the replay made (none,
         and the budget spent, if over the budget)."""
         if self.budget < k + 1 - start + COPY_COST:
@@ -228,19 +223,27 @@ class OrderSearch:
         invert: bool = False,
     ) -> tuple[Referee, list[Choice]]:
         """A copy of `origin` run over frames start..stop-1, giving the `forced` answers (the
-        likelier one to a choice not listed, or with `invert` after `start` the other); with
-        the choices it made."""
+        likelier one to a choice not listed, or with `invert` the other); with the choices it
+        made."""
         referee = origin.snapshot()
+        referee.invert = invert  # (the forced answers come first)
         made: list[Choice] = []
         for k in range(start, stop):
             referee.forced = forced.get(k, [])
-            referee.invert = invert and k >= start  # (the forced answers come first)
             referee.follow(self._frame(k))
             if referee.choices:
                 made.append(_choice(k, referee))
         referee.forced, referee.invert = [], False
         self.budget -= stop - start + COPY_COST
         return referee, made
+
+
+def _other_answers(choice: Choice) -> Iterator[tuple[int, int]]:
+    """Each answer not taken to each of a frame's choices: (the choice's index, the answer)."""
+    for i, answers in enumerate(choice.answers):
+        for answer in range(answers):
+            if answer != choice.taken[i]:
+                yield i, answer
 
 
 def _choice(k: int, referee: Referee) -> Choice:

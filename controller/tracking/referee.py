@@ -617,10 +617,10 @@ class Referee:
                 if recognised.step.player == step.player and recognised.fell is not None:
                     times.append(recognised.fell)
             times.sort(reverse=True)  # (taken in the order judged, not quite as they fell)
-            if len(times) < 3 or fell - times[0] > TEMPO_GAP_S:
+            usual = _usual_interval(times)
+            if usual is None or fell - times[0] > TEMPO_GAP_S:
                 return None
-            gaps = sorted(a - b for a, b in itertools.pairwise(times))
-            due[step.player] = abs(fell - times[0] - gaps[(len(gaps) - 1) // 2])
+            due[step.player] = abs(fell - times[0] - usual)
         return lambda s: due[s.player]
 
     def _fell_at(self, cell: int, t: float) -> float:
@@ -1751,9 +1751,7 @@ class Referee:
                     break
         if not times:
             return False
-        gaps = sorted(a - b for a, b in itertools.pairwise(times))
-        usual = gaps[(len(gaps) - 1) // 2] if len(gaps) >= 2 else 0.0
-        return self.now - times[0] >= max(STALL_S, 3 * usual)
+        return self.now - times[0] >= max(STALL_S, 3 * (_usual_interval(times) or 0.0))
 
     def active_flags(self) -> list[Flag]:
         return [f for f in self.flags if f.active]
@@ -1869,6 +1867,13 @@ class Referee:
             "over": position.over,
             "winner": None if position.outcome is None else position.outcome.result(),
         }
+
+
+def _usual_interval(times: list[float]) -> float | None:
+    """A hand's usual interval from the times of its last steps (the latest first): the
+    lower median of the gaps (a pause to pick up is not its tempo); None below two gaps."""
+    gaps = sorted(a - b for a, b in itertools.pairwise(times))
+    return gaps[(len(gaps) - 1) // 2] if len(gaps) >= 2 else None
 
 
 def _count(n: float) -> int:
