@@ -207,6 +207,9 @@ class Referee:
         self.partial: dict[int, tuple[float, Flag]] = {}
         # Pits lifted early but found not empty when they settled: (seeds left, flag).
         self.left_behind: dict[int, tuple[int, Flag]] = {}
+        # Pits a hand is still lifting, both hands' seeds in them (a simultaneous opening):
+        # (grams lifted so far, when the cup settled part way). See `_sown_while_lifting`.
+        self.lifting: dict[int, tuple[float, float]] = {}
         self.owed: dict[int, int] = {}  # cell -> seeds there that are steps still to come
         self.hand_of: dict[int, int] = {}  # cell -> the hand behind its partial/left/owed seeds
         # Pits seen being lifted, unexpectedly, before they settled: the carry back to them
@@ -300,6 +303,9 @@ class Referee:
                 del self.pending[cell]
                 self._explain_late(cell, pending)
                 self._feed_dropped()
+        for cell, (_, since) in list(self.lifting.items()):
+            if t - since >= self.hold_s and not self._moving(cell):
+                self._lift_stopped(cell)
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
@@ -440,6 +446,7 @@ class Referee:
             or cell in self.strays
             or cell in self.partial
             or cell in self.left_behind
+            or cell in self.lifting
             or cell in self.owed
             or cell in self.fault_flags
             or any(c.to_cell == cell for c in self.carries)
@@ -754,6 +761,9 @@ class Referee:
             flag.resolved_t = t
             self._take(cell, place, lifted - pending.net_g, t)
             return True
+        if cell in self.lifting and empty and n < -MIN_SEED:
+            self._take(cell, place, -pending.net_g, t)  # (with what left before: `_feed_take`)
+            return True
         if n < -MIN_SEED and empty and self._sown_then_taken(cell, place, pending):
             return True
         if n < -MIN_SEED and empty and self._due_at(place, *TAKES):
@@ -862,6 +872,8 @@ class Referee:
             pending.patience_until = t + PATIENCE_S
             self.pending[cell] = pending
             return False
+        if cell in self.lifting:
+            self._lift_stopped(cell)
         tentative = self.tentative.get(cell)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
             if self._take_settled(cell, tentative, pending, late=True):
@@ -1058,8 +1070,10 @@ class Referee:
             self._take(cell, place, self.seed_g - pending.net_g, t, guessed=1)
             return True
         lifted_g = pending.level_g - pending.net_g + self.seed_g  # the pit before, the seed
+        # (At 10 SPS a cup cannot settle between two seeds leaving one grip.)
+        still_lifting = question is not None and not self.detector.slow
         return self._taken_then_other_seed(
-            cell, place, take, lifted_g, pending, guessed=1, question=question
+            cell, place, take, lifted_g, pending, 1, question, still_lifting
         )
 
     def _sow_then_lift(self, place: Place) -> Step | None:
@@ -1223,6 +1237,9 @@ class Referee:
         seed_before: bool = True,
     ) -> bool:
         along_g = 0.0
+        if cell in self.lifting:  # what left the cup before it settled part way
+            along_g, _ = self.lifting.pop(cell)
+            guessed += 1
         sow = self._expected_at(place, StepKind.SOW) if seed_before else None
         if sow is not None and sow.player != step.player:
             # The other hand's seed is due here too (a simultaneous opening). The lift nets
@@ -1235,7 +1252,7 @@ class Referee:
                 and self._decide((cell, step), 2)
             ):
                 self._feed_sow(sow, t)
-                along_g = self.seed_g
+                along_g += self.seed_g
                 guessed += 1
         count = self.game.board[self.rules.index_of(place)]
         if not self.game.feed(step).accepted:
@@ -1429,22 +1446,49 @@ class Referee:
         pending: Pending,
         guessed: int = 0,
         question: Hashable | None = None,
+        still_lifting: bool = False,
     ) -> bool:
         """Take the pit, then the other hand's seed that fell in after it. The cup is not
         empty (the seed is in it), so its zero stays. A `question` asks first whether it was
-        that (see `_decide`)."""
+        that (see `_decide`), or (`still_lifting`, a third answer) that seed fell in first
+        and the hand is still lifting both."""
         sow = self._expected_at(place, StepKind.SOW)
         if sow is None or sow.player == take.player:
             return False
         trial = self.game.copy()
         if not (trial.feed(take).accepted and trial.feed(sow).accepted):
             return False
-        if question is not None and self._decide(question, 2):
-            return False
+        if question is not None:
+            answer = self._decide(question, 3 if still_lifting else 2)
+            if answer == 2:
+                return self._sown_while_lifting(cell, take, sow, lifted_g, pending)
+            if answer:
+                return False
         t = pending.last_t
         self._feed_take(take, cell, place, lifted_g, t, guessed, seed_before=False)
         self.expected_g[cell] = pending.level_g
         return self._feed_sow(sow, t)
+
+    def _sown_while_lifting(
+        self, cell: int, take: Step, sow: Step, lifted_g: float, pending: Pending
+    ) -> bool:
+        """The other hand's seed fell in before the lift, and the hand is still lifting: the
+        cup reads one seed of those it will take (seeds leave a grip one by one, and at 80 SPS
+        a cup can settle between two). The sow is taken now; the take once the cup empties,
+        with what left it so far (`_feed_take`), or see `_lift_stopped` if it does not. `lifted_g` is what left the cup, had the cup's
+        seed been the other hand's (it is one more)."""
+        if not self._feed_sow(sow, pending.last_t):
+            return False
+        self.lifting[cell] = (lifted_g + self.seed_g - pending.level_g, pending.last_t)
+        self.hand_of[cell] = take.player
+        self.expected_g[cell] = pending.level_g
+        return True
+
+    def _lift_stopped(self, cell: int) -> None:
+        """A pit taken as still being lifted has not emptied: the lift left seeds after all
+        (a flag), and whatever else the cup does is judged as of a partial lift."""
+        lifted, _ = self.lifting.pop(cell)
+        self.partial[cell] = (lifted, self._raise(NOT_ALL_LIFTED, self.place_of.get(cell)))
 
     def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.
@@ -1695,6 +1739,7 @@ class Referee:
             or self.tentative
             or self.carries
             or self.partial
+            or self.lifting
             or self.left_behind
             or self.owed
         ):
@@ -1842,7 +1887,7 @@ class Referee:
         # Seeds partly lifted (in the hand, the follower has them in the pit), left behind
         # by a lift (in the pit, the follower has them in the hand) and owed as steps (in
         # the pit, still in the hand for the follower), each for the hand recorded then.
-        for cell, (mass, _flag) in self.partial.items():
+        for cell, (mass, _) in [*self.partial.items(), *self.lifting.items()]:
             count = round(self._seeds(mass))
             board[rules.index_of(self.place_of[cell])] -= count
             hands[self.hand_of.get(cell, 0)] += count

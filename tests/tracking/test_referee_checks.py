@@ -9,7 +9,7 @@ import pytest
 
 from controller.rules import Place
 from controller.sim import build_simulation, parse_scenario
-from controller.tracking.referee import BOARD_MISMATCH, SENSOR_FAULT, Referee
+from controller.tracking.referee import BOARD_MISMATCH, NOT_ALL_LIFTED, SENSOR_FAULT, Referee
 from controller.tracking.session import start_referee
 
 
@@ -187,3 +187,26 @@ def test_a_landing_that_settles_again_a_little_lower_is_one_seed(taken_back: boo
     steps = [(r.step.kind.value, r.step.at) for r in referee.steps]
     assert steps == [("pickup", Place(0, 2))] + ([] if taken_back else [("sow", Place(0, 3))])
     assert referee.expected_places() == ([Place(0, 3)] if taken_back else [Place(0, 4)])
+
+
+def test_a_pit_taken_as_still_being_lifted_that_does_not_empty_is_not_all_lifted() -> None:
+    """RULES.md `simultaneous_opening`: a cup that settles at one seed while a capture lifts
+    both hands' seeds is taken as the lift under way (`Referee._sown_while_lifting`). If the
+    cup then stays as it is for `hold_s`, the hand left seeds: `not_all_lifted` there, and the
+    seeds lifted so far are in the hand."""
+    referee, source = _referee()
+    cell = referee.cell_of[Place(0, 2)]
+    before = referee.belief()
+    frame = source.read(None)  # type: ignore[attr-defined]
+    referee.process(frame)
+    referee.lifting[cell] = (referee.seed_g, frame.t)
+    referee.hand_of[cell] = 0
+    for _ in range(40):  # 0.5 s at 80 SPS, the board at rest
+        frame = source.read(None)  # type: ignore[attr-defined]
+        referee.process(frame)
+    (flag,) = referee.flags
+    assert flag.kind == NOT_ALL_LIFTED and flag.at == Place(0, 2) and flag.active
+    assert not referee.lifting
+    after = referee.belief()
+    assert after["pits"][0][2] == before["pits"][0][2] - 1
+    assert after["hand"] == [1, 0]

@@ -225,6 +225,16 @@ AT_ONE_CUP: dict[str, tuple[tuple[str, str], float, Place, list[tuple[int, StepK
         Place(0, 1),
         [(0, StepKind.SOW), (1, StepKind.SOW), (0, StepKind.CAPTURE)],
     ),
+    # The same at 80 SPS and 8 seeds a second: hand 1's seed falls 71 ms after hand 0's
+    # last seed, and the capture's grab lets the two seeds go 0.1 s apart. The cup settles
+    # for a moment at one seed in between: that is the lift under way (not the capture of
+    # one seed with hand 1's seed after it), which the lift of the second seed shows.
+    "congkak_simultaneous_capture_lifts_both_seeds": (
+        ("drop", "drop"),
+        0.08,
+        Place(0, 1),
+        [(0, StepKind.SOW), (1, StepKind.SOW), (0, StepKind.CAPTURE)],
+    ),
 }
 
 
