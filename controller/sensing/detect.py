@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample after it
 RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
+REFINE_MAX = 2 * SETTLE_STEPS  # readings a level settled early is re-taken from, at most
 
 
 def slow_rate(rate_sps: float) -> bool:
@@ -116,8 +117,9 @@ class CellDetector:
         self.slow = slow_rate(rate_sps)
         self.move_g = max(4 * noise_g, 0.1 * seed_g)  # a first ramp sample moves this much
         self.ramp: list[float] | None = None
-        # After a settle on the ramp the cup may still ring a little: the next samples re-take
-        # the rest level, and the accounts follow the difference (`tracked_g`).
+        # After a settle on the ramp the cup may still ring a little: the next readings re-take
+        # the rest level once three agree, and the accounts follow the difference
+        # (`tracked_g`).
         self.refine: list[float] | None = None
         self.refine_g = 0.0  # how far the early level may be off
         # At 10 SPS, the loads the converter averaged, recovered from its readings (each is the
@@ -323,10 +325,13 @@ class CellDetector:
         refine = self.refine
         assert refine is not None and self.rest is not None
         refine.append(grams)
+        last = refine[-(SETTLE_STEPS - 1) :]
         if len(refine) < SETTLE_STEPS - 1:
             return
+        if max(last) - min(last) > self.settle_g and len(refine) < REFINE_MAX:
+            return  # the readings still follow the last loads (a reading spans four)
         self.refine = None
-        step = sum(refine) / len(refine) - self.rest
+        step = sum(last) / len(last) - self.rest
         if abs(step) <= self.refine_g:
             self.rest += step
             self.tracked_g += step
@@ -345,11 +350,15 @@ class CellDetector:
             self.rest = grams
             if self.last is not None:
                 self.last += delta
-            # Readings kept from before are in the old zero's terms: move them along.
+            # Readings kept from before are in the old zero's terms: move them along. A level
+            # settled early is still being re-taken: that goes on (a lift settled on its
+            # recovered loads can be a third of a seed off; cut short, the rest of the way
+            # would be a change of its own).
             kept = [value + delta for value in self.window]
             self.window.clear()
             self.window.extend(kept)
-            self.refine = None
+            if self.refine is not None:
+                self.refine = [value + delta for value in self.refine]
 
 
 @dataclass(frozen=True)

@@ -194,3 +194,29 @@ def test_a_cup_re_zeroed_just_after_a_settle_stays_at_zero() -> None:
         assert detector.update(j * 0.1, trace[j] - offset) is None
     assert detector.rest is not None and abs(detector.rest) < 0.1
     assert abs(detector.tracked_g - tracked) < 0.1
+
+
+def test_a_cup_re_zeroed_while_its_level_is_re_taken_takes_the_rest_of_the_way_quietly() -> None:
+    """At 10 SPS a lift settles early, on the loads recovered from the readings, and those
+    can be a third of a seed off (a hand letting go: three loads alike that are not the cup's
+    last). The referee re-zeroes the pit at once (it is known empty). The readings after that
+    re-take the level, in the new zero's terms: no change of its own (it would be a third of a
+    seed gone: a wrong pickup), and the accounts are told how far the level moved."""
+    detector = CellDetector(rate_sps=10, seed_g=SEED, noise_g=0.05)
+    loads = [30.0] * 10 + [55.0] * 2 + [2.4] * 3 + [0.6] * 30  # press, let go, empty cup
+    trace = noisy(hx711(loads), sigma=0.05)
+    k = 0
+    settled = None
+    while settled is None:
+        event = detector.update(k * 0.1, trace[k])
+        settled = event if isinstance(event, Settled) else None
+        k += 1
+    assert settled.level_g - 0.6 > 0.25 * SEED  # settled early, a third of a seed high
+    detector.set_rest(0.0)
+    tracked = detector.tracked_g
+    offset = settled.level_g  # readings from here on, in the new zero's terms
+    events = [detector.update(j * 0.1, trace[j] - offset) for j in range(k, len(trace))]
+    assert [e for e in events if e is not None] == []
+    assert detector.rest is not None
+    assert abs(detector.rest - (0.6 - offset)) < 0.25
+    assert abs((detector.tracked_g - tracked) - detector.rest) < 1e-9

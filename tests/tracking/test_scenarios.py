@@ -353,6 +353,22 @@ def test_a_capture_amid_the_other_hands_sowing(name: str) -> None:
     _same_as_truth(result)
 
 
+def test_a_relay_pit_re_zeroed_as_its_level_settles_is_no_lift_of_its_own() -> None:
+    """Issue 3, zero tracking: at 10 SPS hand 1's relay lift of [0, 3] settles early on the
+    loads recovered from the readings, a third of a seed high, and the pit is re-zeroed at
+    once (it is known empty). The readings that follow take the rest of the way as that same
+    level, not as a third of a seed lifted from an empty pit (a wrong pickup)."""
+    name = "congkak7_simultaneous_relay_settles_early_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    log = [(a.t, a.action.to_json()) for a in simulation.world.log]
+    assert any(a["action"] == "grab" and a["at"] == [0, 3] and t > 28 for t, a in log), (
+        "the case is gone"
+    )
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    _same_as_truth(result)
+
+
 def _press_on_the_next_cup(rate: int, grams: float) -> dict[str, Any]:
     """Kalah: pit [0, 2] (4 seeds) is lifted and sown; while [0, 4] is due, a finger rests on
     it with `grams` for a second, and then the hand sows on."""
