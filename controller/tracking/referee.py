@@ -1054,14 +1054,12 @@ class Referee:
         if abs(self._seeds(pending.net_g) + before - after) > self._tolerance(before):
             return False
         t = pending.last_t
-        sow = None if after or self._lift_due(place) else self._sow_then_lift(place)
-        if sow is not None and (
-            # A hand free to start may lift the pit as it is, too: the hand in the middle
-            # of its move is the likelier (see `_expected_in_turn`), but it is a question.
-            not self._due_at(place, *TAKES) or not self._decide((cell, "sown first"), 2)
-        ):
+        sow = None if after else self._sow_then_lift(place)
+        if sow is not None and self._sown_first(cell, place):
             self._feed_sow(sow, t)
-            self._take(cell, place, 2 * self.seed_g - pending.net_g, t, guessed=2)
+            lift = self._lift_of(sow.player, place)
+            self._feed_take(lift, cell, place, 2 * self.seed_g - pending.net_g, t, guessed=2)
+            self._emptied(cell)
             return True
         take = self._expected_at(place, *TAKES)
         if take is None:
@@ -1074,6 +1072,26 @@ class Referee:
         still_lifting = question is not None and not self.detector.slow
         return self._taken_then_other_seed(
             cell, place, take, lifted_g, pending, 1, question, still_lifting
+        )
+
+    def _sown_first(self, cell: int, place: Place) -> bool:
+        """A hand's last seed is due at `place` and it would lift the pit again (a relay or
+        capture): was the lift seen that, rather than a take already due there? A question
+        when one is (see `_decide`). The likelier: a hand in the middle of its move that must
+        take the pit (a capture of it, in a simultaneous opening) took it; else the hand
+        whose last seed fell in (a hand free to start may lift any pit: see
+        `_expected_in_turn`)."""
+        if not self._due_at(place, *TAKES):
+            return True
+        answer = self._decide((cell, "sown first"), 2)
+        return answer == (1 if self._lift_due(place) else 0)
+
+    def _lift_of(self, player: int, place: Place) -> Step:
+        """The step of `player` that lifts `place`, due now."""
+        return next(
+            s
+            for s in self.game.expected()
+            if s.at == place and s.kind in TAKES and s.player == player
         )
 
     def _sow_then_lift(self, place: Place) -> Step | None:
@@ -1281,21 +1299,17 @@ class Referee:
         time one reading takes to settle. The net change is the pit's old content taken."""
         if place is None or not self._due_at(place, StepKind.SOW):
             return False
-        if self._lift_due(place):
-            # The other hand (a simultaneous opening) must take the pit: see `_feed_take`.
-            return False
         before = self.game.board[self.rules.index_of(place)]
         if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
             return False
         sow = self._sow_then_lift(place)
-        if sow is None:
-            return False
-        if self._due_at(place, *TAKES) and self._decide((cell, "sown first"), 2):
-            # A hand free to start may have lifted the pit as it was: the likelier is the
-            # hand in the middle of its move (see `_expected_in_turn`), but it is a question.
-            return False
-        self._feed_sow(sow, pending.last_t)
-        self._take(cell, place, self.seed_g - pending.net_g, pending.last_t, guessed=1)
+        if sow is None or not self._sown_first(cell, place):
+            return False  # (a take due there took the pit as it was: see `_feed_take`)
+        t = pending.last_t
+        self._feed_sow(sow, t)
+        lift = self._lift_of(sow.player, place)
+        self._feed_take(lift, cell, place, self.seed_g - pending.net_g, t, guessed=1)
+        self._emptied(cell)
         return True
 
     def _missed_landing_then_capture(

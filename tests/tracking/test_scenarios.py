@@ -353,6 +353,25 @@ def test_a_capture_amid_the_other_hands_sowing(name: str) -> None:
     _same_as_truth(result)
 
 
+def test_a_relay_from_the_pit_the_other_hand_must_capture() -> None:
+    """RULES.md 3.4 (capture: that seed and everything in the opposite pit) and
+    `simultaneous_opening`: hand 0's last seed falls in its empty pit [0, 0], so it must
+    capture the opposite pit [1, 6]; hand 1's last seed falls in [1, 6] (not empty: a relay)
+    and hand 1 lifts it first. The lift is hand 1's relay, and hand 0's capture takes only its
+    own seed (the follower drops a capture of a pit the other hand emptied)."""
+    name = "congkak7_simultaneous_relay_from_a_pit_to_capture_10sps"
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    log = [(a.t, a.action.to_json()) for a in simulation.world.log]
+    grabs = [t for t, a in log if a["action"] == "grab" and a["at"] == [1, 6] and a["hand"] == 1]
+    moves = [t for t, a in log if a["action"] == "move" and a["from"] == [0, 0]]
+    assert any(0 < m - g < 0.1 for g in grabs for m in moves), "the case is gone"
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    at_cup = [(r.step.player, r.step.kind) for r in referee.steps if r.step.at == Place(1, 6)]
+    assert (1, StepKind.PICKUP) in at_cup and (0, StepKind.CAPTURE) not in at_cup
+    _same_as_truth(result)
+
+
 def test_a_relay_pit_re_zeroed_as_its_level_settles_is_no_lift_of_its_own() -> None:
     """Issue 3, zero tracking: at 10 SPS hand 1's relay lift of [0, 3] settles early on the
     loads recovered from the readings, a third of a seed high, and the pit is re-zeroed at
