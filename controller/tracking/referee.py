@@ -1056,10 +1056,7 @@ class Referee:
         t = pending.last_t
         sow = None if after else self._sow_then_lift(place)
         if sow is not None and self._sown_first(cell, place):
-            self._feed_sow(sow, t)
-            lift = self._lift_of(sow.player, place)
-            self._feed_take(lift, cell, place, 2 * self.seed_g - pending.net_g, t, guessed=2)
-            self._emptied(cell)
+            self._sown_and_lifted(sow, cell, 2 * self.seed_g - pending.net_g, t, guessed=2)
             return True
         take = self._expected_at(place, *TAKES)
         if take is None:
@@ -1086,13 +1083,21 @@ class Referee:
         answer = self._decide((cell, "sown first"), 2)
         return answer == (1 if self._lift_due(place) else 0)
 
-    def _lift_of(self, player: int, place: Place) -> Step:
-        """The step of `player` that lifts `place`, due now."""
-        return next(
+    def _sown_and_lifted(
+        self, sow: Step, cell: int, lifted_g: float, t: float, guessed: int
+    ) -> None:
+        """A hand's last seed fell in and that hand lifted the pit again (see
+        `_sow_then_lift`): its own lift, though the other hand's may be due there too."""
+        self._feed_sow(sow, t)
+        place = sow.at
+        assert place is not None
+        lift = next(
             s
             for s in self.game.expected()
-            if s.at == place and s.kind in TAKES and s.player == player
+            if s.at == place and s.kind in TAKES and s.player == sow.player
         )
+        self._feed_take(lift, cell, place, lifted_g, t, guessed)
+        self._emptied(cell)
 
     def _sow_then_lift(self, place: Place) -> Step | None:
         """A sow due at `place` after which the same hand must lift the pit (its last seed
@@ -1305,11 +1310,7 @@ class Referee:
         sow = self._sow_then_lift(place)
         if sow is None or not self._sown_first(cell, place):
             return False  # (a take due there took the pit as it was: see `_feed_take`)
-        t = pending.last_t
-        self._feed_sow(sow, t)
-        lift = self._lift_of(sow.player, place)
-        self._feed_take(lift, cell, place, self.seed_g - pending.net_g, t, guessed=1)
-        self._emptied(cell)
+        self._sown_and_lifted(sow, cell, self.seed_g - pending.net_g, pending.last_t, guessed=1)
         return True
 
     def _missed_landing_then_capture(
