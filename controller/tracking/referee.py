@@ -1364,8 +1364,16 @@ class Referee:
             trial = self.game.copy()
             if not trial.feed(sow).accepted:
                 continue
-            capture = next((s for s in trial.expected() if s.kind is StepKind.CAPTURE), None)
-            if capture is None or capture.at != sow.at or capture.player != place.player:
+            # (The other hand may be capturing too: its captures come first in the list.)
+            capture = next(
+                (
+                    s
+                    for s in trial.expected()
+                    if s.kind is StepKind.CAPTURE and s.at == sow.at and s.player == sow.player
+                ),
+                None,
+            )
+            if capture is None:
                 continue
             t = pending.last_t
             if not self._feed_sow(sow, t):

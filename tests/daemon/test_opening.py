@@ -19,11 +19,17 @@ OPENING = {"variant": "congkak", "options": {"pits": 5, "simultaneous_opening": 
 
 
 @contextmanager
-def opening_board(tmp_path: Path, **game: Any) -> Iterator[Board]:
-    """The daemon on a simulated 5-pit congkak board with a simultaneous opening (run until
-    play starts unless in demo mode, which starts playing at once)."""
+def opening_board(
+    tmp_path: Path, sim: dict[str, Any] | None = None, pits: int = 5, **game: Any
+) -> Iterator[Board]:
+    """The daemon on a simulated congkak board (5 pits unless told) with a simultaneous
+    opening (run until play starts unless in demo mode, which starts playing at once)."""
+    options = {"pits": pits, "simultaneous_opening": True}
     config = make_config(
-        tmp_path, board={"file": "congkak5"}, game={**OPENING, **game}, sim={"rate_sps": 80}
+        tmp_path,
+        board={"file": f"congkak{pits}"},
+        game={**OPENING, "options": options, **game},
+        sim={"rate_sps": 80, **(sim or {})},
     )
     board = Board(config)
     try:
@@ -59,6 +65,23 @@ def test_both_virtual_hands_play_the_opening_and_the_referee_follows(tmp_path: P
         )
         first = board.status()["game"]["expected"][0]  # a pit the player to move may start from
         board.play(first[1])
+        believed_as_true(board)
+
+
+def test_a_capture_taken_to_the_store_while_the_other_hand_captures_too(tmp_path: Path) -> None:
+    """RULES.md 3.4 (capture) and `simultaneous_opening`, on the 7-pit board read at 10 SPS:
+    hand 0's last seed falls in [1, 6] and it lifts the pit for a relay; hand 1's last seed
+    falls in the emptied pit a moment later, and hand 1 takes it on to its store at once (a
+    capture) while hand 0, further on, is capturing too. The seed in hand 1's store is that
+    capture, not a seed in the wrong place."""
+    with opening_board(tmp_path, sim={"rate_sps": 10, "random_seed": 5}, pits=7) as board:
+        board.loop.execute("sim_move", {"pits": [3, 1]})
+        board.settle()
+        world = board.loop.sim.world  # type: ignore[union-attr]
+        log = [(a.t, a.action.to_json()) for a in world.log]
+        relay = [t for t, a in log if a["action"] == "grab" and a["at"] == [1, 6]]
+        carried = [t for t, a in log if a["action"] == "move" and a["from"] == [1, 6]]
+        assert any(0 < c - r < 0.6 for r in relay for c in carried), "the case is gone"
         believed_as_true(board)
 
 
