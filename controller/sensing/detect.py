@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample after it
 RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
-REFINE_MAX = 2 * SETTLE_STEPS  # readings a level settled early is re-taken from, at most
+# Readings after an early settle within which three must agree to re-take the level.
+REFINE_MAX = 2 * SETTLE_STEPS
 
 
 def slow_rate(rate_sps: float) -> bool:
@@ -122,6 +123,7 @@ class CellDetector:
         # (`tracked_g`).
         self.refine: list[float] | None = None
         self.refine_g = 0.0  # how far the early level may be off
+        self.refine_seen = 0  # readings at rest since the early settle
         # At 10 SPS, the loads the converter averaged, recovered from its readings (each is the
         # mean of the last 4 loads): three equal loads after a fall mean the reading will be
         # that on the next sample. A lift with a press before it settles that way 0.2-0.3 s
@@ -208,6 +210,10 @@ class CellDetector:
         rest = self.rest
         assert rest is not None
         if not self.active:
+            if self.refine is not None:
+                self.refine_seen += 1
+                if self.refine_seen > REFINE_MAX:
+                    self.refine = None  # the readings never agreed: the level stands
             if self.refine is not None and abs(grams - rest) <= self.refine_g:
                 # Re-taking a level settled early: within its uncertainty this is no change.
                 self._refine(grams)
@@ -274,6 +280,7 @@ class CellDetector:
         self.rest = level
         self.ramp = self.loads = None
         self.refine = [] if early else None
+        self.refine_seen = 0
         self.refine_g = within_g
         return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
 
@@ -326,10 +333,8 @@ class CellDetector:
         assert refine is not None and self.rest is not None
         refine.append(grams)
         last = refine[-(SETTLE_STEPS - 1) :]
-        if len(refine) < SETTLE_STEPS - 1:
-            return
-        if max(last) - min(last) > self.settle_g and len(refine) < REFINE_MAX:
-            return  # the readings still follow the last loads (a reading spans four)
+        if len(refine) < SETTLE_STEPS - 1 or max(last) - min(last) > self.settle_g:
+            return  # (the readings still follow the last loads: a reading spans four)
         self.refine = None
         step = sum(last) / len(last) - self.rest
         if abs(step) <= self.refine_g:

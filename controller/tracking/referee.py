@@ -157,6 +157,17 @@ class Pending:
 
 
 @dataclass
+class Lifting:
+    """A pit a hand is still lifting, both hands' seeds in it, its cup settled part way (see
+    `Referee._sown_while_lifting`): the take to feed once it is empty."""
+
+    take: Step
+    lifted_g: float  # what left the cup so far
+    since: float  # when the cup settled part way
+    guessed: int  # seed masses in `lifted_g` that were guessed
+
+
+@dataclass
 class Tentative:
     """A landing taken early on the rise; undone if the level settles without a seed."""
 
@@ -207,11 +218,11 @@ class Referee:
         self.partial: dict[int, tuple[float, Flag]] = {}
         # Pits lifted early but found not empty when they settled: (seeds left, flag).
         self.left_behind: dict[int, tuple[int, Flag]] = {}
-        # Pits a hand is still lifting, both hands' seeds in them (a simultaneous opening):
-        # (grams lifted so far, when the cup settled part way). See `_sown_while_lifting`.
-        self.lifting: dict[int, tuple[float, float]] = {}
+        # Pits a hand is still lifting, both hands' seeds in them (a simultaneous opening).
+        self.lifting: dict[int, Lifting] = {}
         self.owed: dict[int, int] = {}  # cell -> seeds there that are steps still to come
-        self.hand_of: dict[int, int] = {}  # cell -> the hand behind its partial/left/owed seeds
+        # cell -> the hand behind its partial, lifting, left or owed seeds
+        self.hand_of: dict[int, int] = {}
         # Pits seen being lifted, unexpectedly, before they settled: the carry back to them
         # (counted again from the settled change).
         self.early_lifts: dict[int, Carry] = {}
@@ -303,8 +314,8 @@ class Referee:
                 del self.pending[cell]
                 self._explain_late(cell, pending)
                 self._feed_dropped()
-        for cell, (_, since) in list(self.lifting.items()):
-            if t - since >= self.hold_s and not self._moving(cell):
+        for cell, lifting in list(self.lifting.items()):
+            if t - lifting.since >= self.hold_s and not self._moving(cell):
                 self._lift_stopped(cell)
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
@@ -368,8 +379,8 @@ class Referee:
             if due.at is None:
                 continue
             cell = self.cell_of[due.at]
-            if cell in self.tentative or cell in self.pending:
-                continue
+            if cell in self.tentative or cell in self.pending or cell in self.lifting:
+                continue  # (a pit still being lifted is taken once its cup settles empty)
             detector = self.detector.cells[cell]
             if not detector.active:
                 continue
@@ -729,7 +740,8 @@ class Referee:
                 ):
                     # A hand pressed on the cup to grab it: the seed landed, the pit was
                     # taken, and the other hand's seed fell in after (one seed, all the same);
-                    # or a hand only rested on it (the other answer).
+                    # or a hand only rested on it (the second answer); or, at 80 SPS, the
+                    # other hand's seed fell in first and the lift is still under way.
                     del self.tentative[cell]
                     return True
                 self._seed_seen(cell, pending.net_g, t)
@@ -761,9 +773,14 @@ class Referee:
             flag.resolved_t = t
             self._take(cell, place, lifted - pending.net_g, t)
             return True
-        if cell in self.lifting and empty and n < -MIN_SEED:
-            self._take(cell, place, -pending.net_g, t)  # (with what left before: `_feed_take`)
-            return True
+        if cell in self.lifting and place is not None and empty and n < -MIN_SEED:
+            lifting = self.lifting[cell]
+            lifted_g = lifting.lifted_g - pending.net_g
+            guessed = lifting.guessed
+            if self._feed_take(lifting.take, cell, place, lifted_g, t, guessed, seed_before=False):
+                del self.lifting[cell]
+                self._emptied(cell)
+                return True
         if n < -MIN_SEED and empty and self._sown_then_taken(cell, place, pending):
             return True
         if n < -MIN_SEED and empty and self._due_at(place, *TAKES):
@@ -1055,8 +1072,12 @@ class Referee:
             return False
         t = pending.last_t
         sow = None if after else self._sow_then_lift(place)
-        if sow is not None and self._sown_first(cell, place):
-            self._sown_and_lifted(sow, cell, 2 * self.seed_g - pending.net_g, t, guessed=2)
+        lifted_g = 2 * self.seed_g - pending.net_g
+        if (
+            sow is not None
+            and self._sown_first(cell, place)
+            and self._sown_and_lifted(sow, cell, lifted_g, t, guessed=2)
+        ):
             return True
         take = self._expected_at(place, *TAKES)
         if take is None:
@@ -1080,24 +1101,31 @@ class Referee:
         `_expected_in_turn`)."""
         if not self._due_at(place, *TAKES):
             return True
-        answer = self._decide((cell, "sown first"), 2)
-        return answer == (1 if self._lift_due(place) else 0)
+        lift_due = self._lift_due(place)
+        return self._decide((cell, "sown first", lift_due), 2) == int(lift_due)
 
     def _sown_and_lifted(
         self, sow: Step, cell: int, lifted_g: float, t: float, guessed: int
-    ) -> None:
+    ) -> bool:
         """A hand's last seed fell in and that hand lifted the pit again (see
         `_sow_then_lift`): its own lift, though the other hand's may be due there too."""
-        self._feed_sow(sow, t)
         place = sow.at
-        assert place is not None
+        trial = self.game.copy()
+        if place is None or not trial.feed(sow).accepted:
+            return False
         lift = next(
-            s
-            for s in self.game.expected()
-            if s.at == place and s.kind in TAKES and s.player == sow.player
+            (
+                s
+                for s in trial.expected()
+                if s.at == place and s.kind in TAKES and s.player == sow.player
+            ),
+            None,
         )
+        if lift is None or not self._feed_sow(sow, t):
+            return False
         self._feed_take(lift, cell, place, lifted_g, t, guessed)
         self._emptied(cell)
+        return True
 
     def _sow_then_lift(self, place: Place) -> Step | None:
         """A sow due at `place` after which the same hand must lift the pit (its last seed
@@ -1260,9 +1288,6 @@ class Referee:
         seed_before: bool = True,
     ) -> bool:
         along_g = 0.0
-        if cell in self.lifting:  # what left the cup before it settled part way
-            along_g, _ = self.lifting.pop(cell)
-            guessed += 1
         sow = self._expected_at(place, StepKind.SOW) if seed_before else None
         if sow is not None and sow.player != step.player:
             # The other hand's seed is due here too (a simultaneous opening). The lift nets
@@ -1275,7 +1300,7 @@ class Referee:
                 and self._decide((cell, step), 2)
             ):
                 self._feed_sow(sow, t)
-                along_g += self.seed_g
+                along_g = self.seed_g
                 guessed += 1
         count = self.game.board[self.rules.index_of(place)]
         if not self.game.feed(step).accepted:
@@ -1310,8 +1335,8 @@ class Referee:
         sow = self._sow_then_lift(place)
         if sow is None or not self._sown_first(cell, place):
             return False  # (a take due there took the pit as it was: see `_feed_take`)
-        self._sown_and_lifted(sow, cell, self.seed_g - pending.net_g, pending.last_t, guessed=1)
-        return True
+        lifted_g = self.seed_g - pending.net_g
+        return self._sown_and_lifted(sow, cell, lifted_g, pending.last_t, guessed=1)
 
     def _missed_landing_then_capture(
         self, cell: int, place: Place | None, pending: Pending
@@ -1498,11 +1523,16 @@ class Referee:
         """The other hand's seed fell in before the lift, and the hand is still lifting: the
         cup reads one seed of those it will take (seeds leave a grip one by one, and at 80 SPS
         a cup can settle between two). The sow is taken now; the take once the cup empties,
-        with what left it so far (`_feed_take`), or see `_lift_stopped` if it does not. `lifted_g` is what left the cup, had the cup's
-        seed been the other hand's (it is one more)."""
+        with what left it so far, or see `_lift_stopped` if it does not. `lifted_g` is what
+        left the cup had the seed in it been the other hand's, with one guessed seed mass."""
+        trial = self.game.copy()
+        if not (trial.feed(sow).accepted and trial.feed(take).accepted):
+            return False
         if not self._feed_sow(sow, pending.last_t):
             return False
-        self.lifting[cell] = (lifted_g + self.seed_g - pending.level_g, pending.last_t)
+        # What left: the pit before and both seeds (two masses guessed), less what it reads.
+        left_g = lifted_g + self.seed_g - pending.level_g
+        self.lifting[cell] = Lifting(take, left_g, pending.last_t, guessed=2)
         self.hand_of[cell] = take.player
         self.expected_g[cell] = pending.level_g
         return True
@@ -1510,8 +1540,10 @@ class Referee:
     def _lift_stopped(self, cell: int) -> None:
         """A pit taken as still being lifted has not emptied: the lift left seeds after all
         (a flag), and whatever else the cup does is judged as of a partial lift."""
-        lifted, _ = self.lifting.pop(cell)
-        self.partial[cell] = (lifted, self._raise(NOT_ALL_LIFTED, self.place_of.get(cell)))
+        lifting = self.lifting.pop(cell)
+        place = self.place_of.get(cell)
+        previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
+        self.partial[cell] = (previous + lifting.lifted_g, flag)
 
     def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.
@@ -1910,7 +1942,8 @@ class Referee:
         # Seeds partly lifted (in the hand, the follower has them in the pit), left behind
         # by a lift (in the pit, the follower has them in the hand) and owed as steps (in
         # the pit, still in the hand for the follower), each for the hand recorded then.
-        for cell, (mass, _) in [*self.partial.items(), *self.lifting.items()]:
+        lifted = [(c, mass) for c, (mass, _) in self.partial.items()]
+        for cell, mass in lifted + [(c, x.lifted_g) for c, x in self.lifting.items()]:
             count = round(self._seeds(mass))
             board[rules.index_of(self.place_of[cell])] -= count
             hands[self.hand_of.get(cell, 0)] += count

@@ -212,6 +212,8 @@ def test_a_cup_re_zeroed_while_its_level_is_re_taken_takes_the_rest_of_the_way_q
         settled = event if isinstance(event, Settled) else None
         k += 1
     assert settled.level_g - 0.6 > 0.25 * SEED  # settled early, a third of a seed high
+    assert detector.update(k * 0.1, trace[k]) is None  # one reading on: being re-taken
+    k += 1
     detector.set_rest(0.0)
     tracked = detector.tracked_g
     offset = settled.level_g  # readings from here on, in the new zero's terms

@@ -7,9 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from controller.rules import Place
+from controller.rules import Place, Step
 from controller.sim import build_simulation, parse_scenario
-from controller.tracking.referee import BOARD_MISMATCH, NOT_ALL_LIFTED, SENSOR_FAULT, Referee
+from controller.tracking.referee import (
+    BOARD_MISMATCH,
+    NOT_ALL_LIFTED,
+    SENSOR_FAULT,
+    Lifting,
+    Referee,
+)
 from controller.tracking.session import start_referee
 
 
@@ -193,13 +199,15 @@ def test_a_pit_taken_as_still_being_lifted_that_does_not_empty_is_not_all_lifted
     """RULES.md `simultaneous_opening`: a cup that settles at one seed while a capture lifts
     both hands' seeds is taken as the lift under way (`Referee._sown_while_lifting`). If the
     cup then stays as it is for `hold_s`, the hand left seeds: `not_all_lifted` there, and the
-    seeds lifted so far are in the hand."""
+    seeds lifted so far are in the hand. (The mechanism alone: a Kalah board at rest, a pit
+    marked as being lifted by hand.)"""
     referee, source = _referee()
     cell = referee.cell_of[Place(0, 2)]
     before = referee.belief()
     frame = source.read(None)  # type: ignore[attr-defined]
     referee.process(frame)
-    referee.lifting[cell] = (referee.seed_g, frame.t)
+    take = Step.pickup(0, Place(0, 2))
+    referee.lifting[cell] = Lifting(take, referee.seed_g, frame.t, guessed=2)
     referee.hand_of[cell] = 0
     for _ in range(40):  # 0.5 s at 80 SPS, the board at rest
         frame = source.read(None)  # type: ignore[attr-defined]

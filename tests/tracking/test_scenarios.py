@@ -252,6 +252,24 @@ def test_two_hands_at_one_cup_within_one_reading(name: str) -> None:
     _same_as_truth(result)
 
 
+def test_a_cup_that_settles_part_way_through_a_capture_is_the_lift_under_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RULES.md 3.4 (capture) and `simultaneous_opening` at 80 SPS (the case of AT_ONE_CUP):
+    the answer that explains it is the third to the grabbed cup's question, hand 1's seed in
+    first and the lift still under way, found by answering again (tracking/orders.py)."""
+    taken: list[bool] = []
+    original = Referee._sown_while_lifting
+
+    def spy(self: Referee, *args: Any) -> bool:
+        taken.append(original(self, *args))
+        return taken[-1]
+
+    monkeypatch.setattr(Referee, "_sown_while_lifting", spy)
+    orders = _exact_without_a_flag("congkak_simultaneous_capture_lifts_both_seeds")
+    assert orders.taken_back >= 1 and any(taken)
+
+
 def test_a_last_seed_taken_on_to_the_store_before_its_cup_settled() -> None:
     """RULES.md 3.4 (capture): hand 0's last seed falls in its empty pit [0, 4] and the hand
     moves it to its store 87 ms later, before the cup settled in between (8 seeds a second,
