@@ -66,6 +66,9 @@ TEMPO_SEEDS = 6  # a hand's tempo is taken from its last this many seeds (see `_
 TEMPO_GAP_S = 1.5  # a hand whose last seed is older than this has no tempo to go by
 FELL_WITHIN_S = 0.6  # a cup's onset this recent is when the seed judged there fell
 GRABBED_SEEDS = 1.0  # a cup pushed this far above its level (in seeds) was grabbed
+# At 10 SPS a landing seed ramps up over four readings, its ring averaged away: a rise beyond
+# this many seeds while a landing is taken early is a hand pressing to grab the pit.
+PRESS_RISE_SEEDS = 1.5
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
@@ -386,7 +389,11 @@ class Referee:
                 continue
             before = self.game.copy()
             if due.kind is StepKind.SOW:
-                if detector.rise > 0.5 * self.seed_g and not self._lift_due(due.at):
+                if (
+                    detector.rise > 0.5 * self.seed_g
+                    and not self._lift_due(due.at)
+                    and not self._start_grab_pressing(due.at, detector.peak)
+                ):
                     step = self._expected_at(due.at, StepKind.SOW)  # both hands may be due
                     if step is not None and self.game.feed(step).accepted:
                         self.steps.append(RecognisedStep(t, step, detector.onset_t))
@@ -411,6 +418,18 @@ class Referee:
         hands = self.game.hands
         return any(
             s.at == place and s.kind in TAKES and hands[s.player].phase is not Phase.START
+            for s in self.game.expected()
+        )
+
+    def _start_grab_pressing(self, place: Place, peak_g: float) -> bool:
+        """At 10 SPS, has a cup risen (`peak_g`, since it began to move) too far for a seed's
+        ramp at a pit that a hand free to start (a simultaneous opening) may lift? Then it is
+        that hand's grab pressing first."""
+        if not self.detector.slow or peak_g <= PRESS_RISE_SEEDS * self.seed_g:
+            return False
+        hands = self.game.hands
+        return any(
+            s.at == place and s.kind is StepKind.PICKUP and hands[s.player].phase is Phase.START
             for s in self.game.expected()
         )
 

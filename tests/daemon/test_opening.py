@@ -85,6 +85,28 @@ def test_a_capture_taken_to_the_store_while_the_other_hand_captures_too(tmp_path
         believed_as_true(board)
 
 
+@pytest.mark.parametrize("pits", [[0, 6], [6, 0]])
+def test_a_hand_starting_again_presses_on_a_pit_the_other_hand_sows_into(
+    tmp_path: Path, pits: list[int]
+) -> None:
+    """RULES.md 3 (A: last seed in the own store, start again from any own pit) and
+    `simultaneous_opening`, on the 7-pit board at 10 SPS: hand 1 grabs a pit of its row to
+    start again just before hand 0's seed is due there. The grab presses the cup by several
+    seeds first: that is not hand 0's seed landing (taken early, it made hand 0's seed that
+    fell in after the lift one too many)."""
+    with opening_board(tmp_path, sim={"rate_sps": 10, "random_seed": 5}, pits=7) as board:
+        board.loop.execute("sim_move", {"pits": pits})
+        board.settle()
+        world = board.loop.sim.world  # type: ignore[union-attr]
+        log = [(a.t, a.action.to_json()) for a in world.log]
+        grabs = [(t, a["at"]) for t, a in log if a["action"] == "grab" and a["hand"] == 1]
+        drops = [(t, a["at"]) for t, a in log if a["action"] == "drop" and a["hand"] == 0]
+        assert any(at == to and 0 < t2 - t < 0.5 for t, at in grabs[1:] for t2, to in drops), (
+            "the case is gone"
+        )
+        believed_as_true(board)
+
+
 def test_the_opening_needs_both_hands_pits(tmp_path: Path) -> None:
     with opening_board(tmp_path) as board:
         cases: list[tuple[dict[str, Any], str, str]] = [
