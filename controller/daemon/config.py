@@ -29,6 +29,7 @@ from controller.board import Board, BoardFileError, BoardMapping, find_board
 from controller.buttons import BUTTON_NAMES, DEFAULT_PINS
 from controller.rules import VARIANTS, OptionError, Rules
 from controller.sensing.pi_gpio import PI_DOUT_GPIOS, PI_LED_GPIO, PI_SCK_GPIO
+from controller.sim.scenario import PlayerParams, SensorParams
 
 DEFAULT_PATH = Path("/etc/sowboard/config.toml")
 SYSTEM_DATA_DIR = Path("/var/lib/sowboard")
@@ -62,15 +63,16 @@ def default_data_dir() -> Path:
 
 @dataclass(frozen=True)
 class SimSettings:
-    """The simulated board (SIMULATION.md sensors and player) and its pace."""
+    """The simulated board (SIMULATION.md sensors and player) and its pace; the defaults are
+    the simulator's own."""
 
-    rate_sps: int = 80
-    noise_g: float = 0.02
-    seed_mean_g: float = 5.4
-    seed_cv: float = 0.03
-    calibration_error: float = 0.02
-    random_seed: int = 7
-    seconds_per_seed: float = 0.25
+    rate_sps: int = SensorParams.rate_sps
+    noise_g: float = SensorParams.noise_g
+    seed_mean_g: float = SensorParams.seed_mean_g
+    seed_cv: float = SensorParams.seed_cv
+    calibration_error: float = SensorParams.calibration_error
+    random_seed: int = SensorParams.random_seed
+    seconds_per_seed: float = PlayerParams.seconds_per_seed
     speed: float = 1.0  # simulated seconds per wall second (a demo can fast-forward)
 
 
