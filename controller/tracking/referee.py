@@ -1857,10 +1857,12 @@ class Referee:
         return flags + sum(self._stalled(p) for p in (0, 1))
 
     def _stalled(self, player: int) -> bool:
-        """Has a hand that should hold seeds made no step for STALL_S, or, if it is slower,
-        for three times the lower median of its last five intervals (a child may take 2 s a
-        seed)?"""
-        if not self.game.hands[player].seeds:
+        """Has a hand that should hold seeds, or lift a pit again (a relay, a capture), made
+        no step for STALL_S, or, if it is slower, for three times the lower median of its
+        last five intervals (a child may take 2 s a seed)? (In a simultaneous opening a last
+        seed taken for the other hand's may leave a relay due that nobody makes.)"""
+        hand = self.game.hands[player]
+        if not hand.seeds and hand.phase not in (Phase.RELAY, Phase.CAPTURING):
             return False
         times: list[float] = []
         for recognised in reversed(self.steps):

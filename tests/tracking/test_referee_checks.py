@@ -7,13 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from controller.rules import Place, Step
+from controller.rules import Phase, Place, Step
 from controller.sim import build_simulation, parse_scenario
 from controller.tracking.referee import (
     BOARD_MISMATCH,
     NOT_ALL_LIFTED,
     SENSOR_FAULT,
     Lifting,
+    RecognisedStep,
     Referee,
 )
 from controller.tracking.session import start_referee
@@ -218,3 +219,21 @@ def test_a_pit_taken_as_still_being_lifted_that_does_not_empty_is_not_all_lifted
     after = referee.belief()
     assert after["pits"][0][2] == before["pits"][0][2] - 1
     assert after["hand"] == [1, 0]
+
+
+def test_a_relay_due_that_no_hand_makes_is_a_doubt() -> None:
+    """RULES.md 3 (B: a last seed in a non-empty pit is picked up again) and
+    `simultaneous_opening`: a hand that must relay but rests, its last step long ago, counts
+    against the steps taken (`Referee.doubts`: what sets the order search going), as a hand
+    resting with seeds in it does. Its last seed taken for the other hand's can leave such a
+    relay due that nobody makes, and no flag would ever say so."""
+    referee, _ = _referee()
+    referee.steps = [RecognisedStep(0.0, Step.sow(0, Place(1, 4)), 0.0)]
+    hand = referee.game.hands[0]
+    hand.seeds, hand.phase = 0, Phase.RELAY
+    referee.now = 1.0
+    assert referee.doubts() == 0
+    referee.now = 2.0  # (STALL_S, 1.5 s, on)
+    assert referee.doubts() == 1
+    hand.phase = Phase.DONE  # a hand whose move is over rests as long as it likes
+    assert referee.doubts() == 0
