@@ -640,7 +640,8 @@ class Referee:
     def _due_by_tempo(self, options: tuple[Step, ...]) -> Callable[[Step], float] | None:
         """For sows of hands that each sowed a few seeds lately: how far from when this seed
         fell each hand's tempo puts its next seed (its last seed's time plus its usual
-        interval); None if that cannot be told."""
+        interval, or if it lifted a pit since, a relay, the lift's plus that interval);
+        None if that cannot be told."""
         place = options[0].at
         if place is None or any(s.kind is not StepKind.SOW for s in options):
             return None
@@ -648,16 +649,22 @@ class Referee:
         due: dict[int, float] = {}
         for step in options:
             times: list[float] = []
+            lifted: float | None = None  # a lift after the hand's last seed: when taken
             for recognised in reversed(self.steps):
                 if len(times) == TEMPO_SEEDS:
                     break
-                if recognised.step.player == step.player and recognised.fell is not None:
+                if recognised.step.player != step.player:
+                    continue
+                if recognised.fell is not None:
                     times.append(recognised.fell)
+                elif not times and recognised.step.kind in TAKES:
+                    lifted = recognised.t
             times.sort(reverse=True)  # (taken in the order judged, not quite as they fell)
             usual = _usual_interval(times)
             if usual is None or fell - times[0] > TEMPO_GAP_S:
                 return None
-            due[step.player] = abs(fell - times[0] - usual)
+            last = times[0] if lifted is None else max(times[0], lifted)
+            due[step.player] = abs(fell - last - usual)
         return lambda s: due[s.player]
 
     def _fell_at(self, cell: int, t: float) -> float:

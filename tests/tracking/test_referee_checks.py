@@ -221,6 +221,27 @@ def test_a_pit_taken_as_still_being_lifted_that_does_not_empty_is_not_all_lifted
     assert after["hand"] == [1, 0]
 
 
+def test_a_hand_that_just_lifted_a_pit_is_due_one_interval_after_the_lift() -> None:
+    """RULES.md `simultaneous_opening`: whose seed fell, when both hands are due at one cup,
+    is the hand whose own tempo puts its next seed nearest (`Referee._choose`). A hand that
+    lifted a pit again since its last seed (a relay) sows its next one an interval after the
+    lift, not after that seed: here hand 0 (a seed every 0.25 s, then a relay lift taken at
+    1.3 s) and hand 1 (a seed every 0.25 s, the last at 1.1 s) are both due at [1, 3], and the
+    seed that falls there at 1.55 s is hand 0's."""
+    referee, _ = _referee()
+    place = Place(1, 3)
+    own = [RecognisedStep(t, Step.sow(0, Place(0, 1)), t) for t in (0.0, 0.25, 0.5, 0.75)]
+    other = [RecognisedStep(t, Step.sow(1, Place(1, 0)), t) for t in (0.1, 0.35, 0.6, 0.85, 1.1)]
+    lift = RecognisedStep(1.3, Step.pickup(0, Place(1, 2)))
+    referee.steps = [*sorted(own + other, key=lambda r: r.t), lift]
+    referee.now, referee.judged = 1.6, (referee.cell_of[place], 1.55)
+    options = (Step.sow(1, place), Step.sow(0, place))
+    assert referee._choose(options).player == 0
+    referee.steps.remove(lift)  # without the lift hand 0 would have been due at 1.0 s
+    referee.choices, referee._answers = [], {}  # (a new frame)
+    assert referee._choose(options).player == 1
+
+
 def test_a_relay_due_that_no_hand_makes_is_a_doubt() -> None:
     """RULES.md 3 (B: a last seed in a non-empty pit is picked up again) and
     `simultaneous_opening`: a hand that must relay but rests, its last step long ago, counts
