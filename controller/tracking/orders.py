@@ -6,7 +6,8 @@ rules' outcome depends on it (RULES.md, `simultaneous_opening`: "as the seeds ac
 a last seed that lands in an empty own pit captures, one that lands after the other hand's seed
 relays; a seed that fell in just before the other hand lifted the pit went with the rest. The
 referee takes the likelier answer at once (`Referee._decide`) and goes on. A wrong one shows
-itself later: a flag on a correct opening, or a hand that should still hold seeds resting.
+itself later: a flag on a correct opening, or a hand that should still hold seeds (or relay)
+resting.
 
 `OrderSearch` keeps what it takes to answer again then: the frames since both hands began,
 copies of the referee taken now and then (one a second), and where the choices were made. When

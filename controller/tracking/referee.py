@@ -70,6 +70,9 @@ GRABBED_SEEDS = 1.0  # a cup pushed this far above its level (in seeds) was grab
 # this many seeds while a landing is taken early is a hand pressing to grab the pit.
 PRESS_RISE_SEEDS = 1.5
 STALL_S = 1.5  # a hand sowing does not rest this long with seeds in it (1 s a seed: 1.3 s)
+# ... nor this long before a relay it must make (a player may stop to look before a relay; in
+# a simultaneous opening, a race, not for long)
+RELAY_STALL_S = 5.0
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
 ONE_HAND_S = 0.06
@@ -422,9 +425,9 @@ class Referee:
         )
 
     def _start_grab_pressing(self, place: Place, peak_g: float) -> bool:
-        """At 10 SPS, has a cup risen (`peak_g`, since it began to move) too far for a seed's
-        ramp at a pit that a hand free to start (a simultaneous opening) may lift? Then it is
-        that hand's grab pressing first."""
+        """At 10 SPS, has a cup's reading gone further above its level (`peak_g`, its largest
+        excursion since it began to move) than a seed's ramp can, at a pit that a hand free to
+        start (a simultaneous opening) may lift? Then it is that hand's grab pressing first."""
         if not self.detector.slow or peak_g <= PRESS_RISE_SEEDS * self.seed_g:
             return False
         hands = self.game.hands
@@ -641,7 +644,8 @@ class Referee:
         """For sows of hands that each sowed a few seeds lately: how far from when this seed
         fell each hand's tempo puts its next seed (its last seed's time plus its usual
         interval, or if it lifted a pit since, a relay, the lift's plus that interval);
-        None if that cannot be told."""
+        None if that cannot be told (a hand with no seed lately, counted from its last seed,
+        even if it lifted a pit since)."""
         place = options[0].at
         if place is None or any(s.kind is not StepKind.SOW for s in options):
             return None
@@ -657,8 +661,8 @@ class Referee:
                     continue
                 if recognised.fell is not None:
                     times.append(recognised.fell)
-                elif not times and recognised.step.kind in TAKES:
-                    lifted = recognised.t
+                elif not times and lifted is None and recognised.step.kind in TAKES:
+                    lifted = recognised.t  # (when the lift was judged: a little after it)
             times.sort(reverse=True)  # (taken in the order judged, not quite as they fell)
             usual = _usual_interval(times)
             if usual is None or fell - times[0] > TEMPO_GAP_S:
@@ -1298,7 +1302,9 @@ class Referee:
         self._emptied(cell)
 
     def _emptied(self, cell: int) -> None:
-        """The pit is empty now: whatever it reads is its zero (drift, creep, a tare error)."""
+        """The pit is empty now: whatever it reads is its zero (drift, creep, a tare error).
+        (A lift taken as under way there is over, whichever take it was.)"""
+        self.lifting.pop(cell, None)
         self.detector.rezero(cell)
         self.detector.cells[cell].tracked_g = 0.0
         self.expected_g[cell] = 0.0
@@ -1369,21 +1375,32 @@ class Referee:
     ) -> bool:
         """The last seed fell in an empty own pit and was captured with the opposite pit so
         soon that its own cup never showed a change; the opposite pit's lift shows it."""
-        sow = next((s for s in self.game.expected() if s.kind is StepKind.SOW), None)
-        if sow is None or sow.at is None or place is None:
+        t = pending.last_t
+        if place is None:
             return False
-        landing = self.cell_of[sow.at]
-        if landing == cell or not self._empty(self.detector.cells[landing].level):
-            return False
-        trial = self.game.copy()
-        trial.feed(sow)
-        captures = {s.at for s in trial.expected() if s.kind is StepKind.CAPTURE}
-        if place not in captures or sow.at not in captures:
-            return False
-        self._sow(sow.at, pending.last_t)
-        self._take(landing, sow.at, self.seed_g, pending.last_t, guessed=1)
-        self._take(cell, place, -pending.net_g, pending.last_t)
-        return True
+        for sow in self.game.expected():
+            if sow.kind is not StepKind.SOW or sow.at is None:
+                continue
+            landing = self.cell_of[sow.at]
+            if landing == cell or not self._empty(self.detector.cells[landing].level):
+                continue
+            trial = self.game.copy()
+            if not trial.feed(sow).accepted:
+                continue
+            # (Both hands may be capturing: that hand's captures.)
+            captures = {
+                s.at: s
+                for s in trial.expected()
+                if s.kind is StepKind.CAPTURE and s.player == sow.player
+            }
+            if place not in captures or sow.at not in captures or not self._feed_sow(sow, t):
+                continue
+            self._feed_take(captures[sow.at], landing, sow.at, self.seed_g, t, guessed=1)
+            self._emptied(landing)
+            self._feed_take(captures[place], cell, place, -pending.net_g, t)
+            self._emptied(cell)
+            return True
+        return False
 
     def _landing_carried(self, cell: int, place: Place | None, pending: Pending) -> bool:
         """The last seed fell in an empty own pit and the hand took it on to the store at once
@@ -1415,7 +1432,7 @@ class Referee:
             trial = self.game.copy()
             if not trial.feed(sow).accepted:
                 continue
-            # (The other hand may be capturing too: its captures come first in the list.)
+            # (The other hand may be capturing too: its captures may come first in the list.)
             capture = next(
                 (
                     s
@@ -1858,18 +1875,20 @@ class Referee:
 
     def doubts(self) -> int:
         """What speaks against the steps taken: flags raised for what the hands did (a
-        sensor's fault is no judgement of them), and a hand that should hold seeds but has
-        stalled (see `_stalled`: a seed taken for one of its steps still to come)."""
+        sensor's fault is no judgement of them), and a hand that should hold seeds, or relay,
+        but has stalled (see `_stalled`: a seed taken for one of its steps still to come, or
+        for the other hand's)."""
         flags = sum(1 for f in self.flags if f.kind != SENSOR_FAULT)
         return flags + sum(self._stalled(p) for p in (0, 1))
 
     def _stalled(self, player: int) -> bool:
-        """Has a hand that should hold seeds, or lift a pit again (a relay, a capture), made
-        no step for STALL_S, or, if it is slower, for three times the lower median of its
-        last five intervals (a child may take 2 s a seed)? (In a simultaneous opening a last
+        """Has a hand that should hold seeds made no step for STALL_S, or, if it is slower,
+        for three times the lower median of its last five intervals (a child may take 2 s a
+        seed)? Or one that must relay, for RELAY_STALL_S? (In a simultaneous opening a last
         seed taken for the other hand's may leave a relay due that nobody makes.)"""
         hand = self.game.hands[player]
-        if not hand.seeds and hand.phase not in (Phase.RELAY, Phase.CAPTURING):
+        relay = hand.phase is Phase.RELAY
+        if not hand.seeds and not relay:
             return False
         times: list[float] = []
         for recognised in reversed(self.steps):
@@ -1879,7 +1898,8 @@ class Referee:
                     break
         if not times:
             return False
-        return self.now - times[0] >= max(STALL_S, 3 * (_usual_interval(times) or 0.0))
+        slowest = max(STALL_S, 3 * (_usual_interval(times) or 0.0))
+        return self.now - times[0] >= (max(slowest, RELAY_STALL_S) if relay else slowest)
 
     def active_flags(self) -> list[Flag]:
         return [f for f in self.flags if f.active]

@@ -79,9 +79,14 @@ def test_a_capture_taken_to_the_store_while_the_other_hand_captures_too(tmp_path
         board.settle()
         world = board.loop.sim.world  # type: ignore[union-attr]
         log = [(a.t, a.action.to_json()) for a in world.log]
-        relay = [t for t, a in log if a["action"] == "grab" and a["at"] == [1, 6]]
-        carried = [t for t, a in log if a["action"] == "move" and a["from"] == [1, 6]]
-        assert any(0 < c - r < 0.6 for r in relay for c in carried), "the case is gone"
+        relay = [t for t, a in log if a == {**a, "action": "grab", "at": [1, 6], "hand": 0}]
+        carried = [t for t, a in log if a == {**a, "action": "move", "from": [1, 6], "hand": 1}]
+        captures = [t for t, a in log if a["action"] == "move" and a["hand"] == 0]
+        assert any(
+            0 < c - r < 0.6 and any(abs(o - c) < 1.0 for o in captures)
+            for r in relay
+            for c in carried
+        ), "the case is gone"
         believed_as_true(board)
 
 

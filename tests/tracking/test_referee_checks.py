@@ -247,14 +247,15 @@ def test_a_relay_due_that_no_hand_makes_is_a_doubt() -> None:
     `simultaneous_opening`: a hand that must relay but rests, its last step long ago, counts
     against the steps taken (`Referee.doubts`: what sets the order search going), as a hand
     resting with seeds in it does. Its last seed taken for the other hand's can leave such a
-    relay due that nobody makes, and no flag would ever say so."""
+    relay due that nobody makes, and no flag would ever say so. A player may stop to look
+    before a relay, though: that takes RELAY_STALL_S, longer than a hand holding seeds."""
     referee, _ = _referee()
     referee.steps = [RecognisedStep(0.0, Step.sow(0, Place(1, 4)), 0.0)]
     hand = referee.game.hands[0]
     hand.seeds, hand.phase = 0, Phase.RELAY
-    referee.now = 1.0
+    referee.now = 4.0
     assert referee.doubts() == 0
-    referee.now = 2.0  # (STALL_S, 1.5 s, on)
+    referee.now = 5.0
     assert referee.doubts() == 1
     hand.phase = Phase.DONE  # a hand whose move is over rests as long as it likes
     assert referee.doubts() == 0

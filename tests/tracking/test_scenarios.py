@@ -257,7 +257,9 @@ def test_a_cup_that_settles_part_way_through_a_capture_is_the_lift_under_way(
 ) -> None:
     """RULES.md 3.4 (capture) and `simultaneous_opening` at 80 SPS (the case of AT_ONE_CUP):
     the answer that explains it is the third to the grabbed cup's question, hand 1's seed in
-    first and the lift still under way, found by answering again (tracking/orders.py)."""
+    first and the lift still under way, found by answering again (tracking/orders.py). (The
+    spy sees replays thrown away too; that it was kept shows in the steps AT_ONE_CUP checks:
+    only that answer puts hand 1's sow before hand 0's capture.)"""
     taken: list[bool] = []
     original = Referee._sown_while_lifting
 
