@@ -156,6 +156,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.tracking import main as bench_tracking
 
         return bench_tracking(rounds=args.rounds, verbose=args.verbose)
+    if args.what == "openings" and args.daemon:
+        from controller.bench.daemon_openings import main as bench_daemon_openings
+
+        return bench_daemon_openings(games=args.games or 40)
     if args.what == "openings":
         from controller.bench.openings import main as bench_openings
 
@@ -247,7 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--games",
         type=int,
         default=None,
-        help="openspiel: random games per rule set (1000); openings: per configuration (100)",
+        help="openspiel: random games per rule set (1000); openings: per configuration (100; "
+        "with --daemon 40)",
+    )
+    p.add_argument(
+        "--daemon",
+        action="store_true",
+        help="openings: on the daemon's own loop and virtual hands instead of scenarios",
     )
     p.add_argument(
         "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"

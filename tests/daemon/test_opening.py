@@ -4,6 +4,7 @@ hands play it on `sim_move {pits}` and in demo mode, and the referee follows bot
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -194,3 +195,20 @@ def test_a_demo_finishes_an_opening_one_hand_began(tmp_path: Path) -> None:
         board.loop.execute("mode", {"mode": "play"})
         board.settle()
         believed_as_true(board)
+
+
+def test_bench_openings_on_the_daemon_plays_them_with_the_virtual_hands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`sowboard bench openings --daemon`: openings on the daemon's own loop, at both rates,
+    one figure each; these two end exact (as every opening did when the figures in
+    hardware/README.md were taken)."""
+    from controller.bench.daemon_openings import main
+
+    assert main(games=2) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(out[-1])
+    assert set(figures) == {"7pits_80sps", "7pits_10sps"}
+    for figure in figures.values():
+        assert figure["games"] == 2 and figure["lost"] == 0
+        assert figure["search_ms_max"] >= 0.0
