@@ -110,7 +110,9 @@ SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a 
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
 HINT_S = 3.0
 DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
-DEMO_FLAG_NEW_GAME_S = 20.0  # demo mode: a flag nobody puts right starts a new game after
+# demo mode: a game standing still this long (a flag nobody puts right, a step the virtual
+# hands will not make) makes way for a new one
+DEMO_STILL_NEW_GAME_S = 20.0
 MAX_FLAGS = 50  # flags in a snapshot (the newest)
 PATH_COLOR = (70, 70, 70)  # teach mode: where the rest of the hand's seeds will go
 NOMINAL_COUNTS_PER_G = 420.0  # an uncalibrated 1 kg cell at gain 128 (sim/world.py)
@@ -352,7 +354,7 @@ class BoardLoop:
         self._turn_key: tuple[Any, ...] = ()
         self.turn_started = self.now
         self._over_since: float | None = None
-        self._flagged_since: float | None = None  # demo mode: a flag has waited since
+        self._still_since: float | None = None  # demo mode: the game has stood still since
         self._last_core: dict[str, Any] | None = None
         self._last_colors: list[str] = []
         self._last_led_publish = -1e9
@@ -1092,7 +1094,7 @@ class BoardLoop:
         self._enter_setup(follower)
         self._reset_game_flags()  # (after: entering setup keeps the old referee's flags)
         self._over_since = None
-        self._flagged_since = None
+        self._still_since = None
         return {"variant": game.variant, "options": dict(game.options)}
 
     def _reset_game_flags(self) -> None:
@@ -1385,13 +1387,8 @@ class BoardLoop:
         if any(f.active for f in self.referee.flags):
             # Nobody is at a demo board to put a mistake right (the referee's own, if the
             # virtual hands made none): after a while, start again rather than stand still.
-            if self._flagged_since is None:
-                self._flagged_since = now
-            elif now - self._flagged_since >= DEMO_FLAG_NEW_GAME_S:
-                self.out("demo: a flag waited with nobody to put it right; a new game")
-                self.execute("new_game", {})
+            self._standing_still(now, "a flag waited with nobody to put it right")
             return
-        self._flagged_since = None
         try:
             follower = self._sim_follower()
             if follower.to_move is None:
@@ -1402,14 +1399,30 @@ class BoardLoop:
                 picks = [self.rng.choice(pits) for pits in starts]
                 args: dict[str, Any] = {"pits": picks} if len(picks) == 2 else {"pit": picks[0]}
                 self._sim_opening(follower, args)
+                self._still_since = None
                 return
             sim_game = self._sim_game(follower)
-        except CommandError:
+        except CommandError as err:
+            # The hands are done, yet the referee waits for a step (or the board does not
+            # match it): the referee's mistake with no flag to show for it, that nobody will
+            # put right either.
+            self._standing_still(
+                now, f"the game waited for what the hands will not do ({err.message})"
+            )
             return
+        self._still_since = None
         pit = self.rng.choice(sim_game.legal_moves())
         assert self.sim is not None
         move = schedule_move(self.sim.world, sim_game, pit=pit)
         self._schedule(move.actions)
+
+    def _standing_still(self, now: float, why: str) -> None:
+        """Demo mode cannot go on: after DEMO_STILL_NEW_GAME_S of that, a new game."""
+        if self._still_since is None:
+            self._still_since = now
+        elif now - self._still_since >= DEMO_STILL_NEW_GAME_S:
+            self.out(f"demo: {why}; a new game")
+            self.execute("new_game", {})
 
     def _save_sim_layout(self, force: bool) -> None:
         """Persist where the simulated seeds lie (only when no hand holds any)."""

@@ -12,7 +12,7 @@ import pytest
 
 from controller.daemon.journal import read_journal, replay
 from controller.daemon.link import CommandError
-from controller.daemon.loop import DEMO_FLAG_NEW_GAME_S
+from controller.daemon.loop import DEMO_STILL_NEW_GAME_S
 from controller.leds.patterns import BLUE, GREEN, ORANGE, VERMILLION, WHITE, hex_color
 from controller.rules import Game, Place
 from tests.daemon.conftest import Board, make_config
@@ -285,7 +285,7 @@ def test_a_demo_plays_a_whole_game_shows_the_winner_and_starts_again(tmp_path: P
 
 def test_a_demo_nobody_puts_right_starts_a_new_game(tmp_path: Path) -> None:
     """A museum's demo board has nobody at it: a flag left waiting (here a seed dropped on the
-    board) starts a new game after DEMO_FLAG_NEW_GAME_S, and the old game's flags go."""
+    board) starts a new game after DEMO_STILL_NEW_GAME_S, and the old game's flags go."""
     config = make_config(tmp_path, game={"variant": "kalah", "options": {"seeds": 2}})
     board = Board(config)
     try:
@@ -294,11 +294,39 @@ def test_a_demo_nobody_puts_right_starts_a_new_game(tmp_path: Path) -> None:
         board.loop.execute("sim_actions", {"actions": [{"t": 0.2, "action": "add", "at": [1, 1]}]})
         board.run_until(lambda: any(f["active"] for f in board.status()["flags"]), 10)
         board.loop.execute("mode", {"mode": "demo"})
-        board.run(DEMO_FLAG_NEW_GAME_S - 2)
+        board.run(DEMO_STILL_NEW_GAME_S - 2)
         assert board.status()["game"]["history"] != []  # still waiting for a person
         board.run_until(lambda: board.status()["game"]["history"] == [], 10)
         assert any("a flag waited with nobody to put it right" in m for m in board.messages)
         assert board.status()["flags"] == []
+        board.run_until(lambda: board.status()["game"]["history"] != [], 60)  # playing again
+    finally:
+        board.stop()
+
+
+def test_a_demo_whose_referee_waits_for_a_step_nobody_makes_starts_a_new_game(
+    tmp_path: Path,
+) -> None:
+    """A museum's demo board: the referee waits for a step the virtual hands will not make
+    and no flag says so (here a hand stopped with a seed in it; in a simultaneous opening, a
+    relay the referee wrongly expects). That stands still as a flag would: a new game after
+    DEMO_STILL_NEW_GAME_S."""
+    config = make_config(tmp_path, game={"variant": "kalah", "options": {"seeds": 2}})
+    board = Board(config)
+    try:
+        board.ready()
+        actions = [
+            {"t": 0.2, "action": "grab", "at": [0, 2]},
+            {"t": 0.8, "action": "drop", "at": [0, 3]},
+        ]
+        board.loop.execute("sim_actions", {"actions": actions})
+        board.run(2.0)
+        assert board.status()["flags"] == [] and board.status()["game"]["history"] == []
+        board.loop.execute("mode", {"mode": "demo"})
+        board.run(DEMO_STILL_NEW_GAME_S - 2)
+        assert not any("a new game" in m for m in board.messages)  # still waiting
+        board.run_until(lambda: any("a new game" in m for m in board.messages), 10)
+        assert any("waited for what the hands will not do" in m for m in board.messages)
         board.run_until(lambda: board.status()["game"]["history"] != [], 60)  # playing again
     finally:
         board.stop()
