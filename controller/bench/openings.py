@@ -3,8 +3,8 @@
 Both hands sow at once on the 5-pit board (the densest: they meet in the same cups most often),
 each from a random pit of its own row, at 80 and 10 SPS, at a steady tempo (0.3 s a seed) and an
 expert's (0.125 s); then on the 7-pit board at the daemon's simulated tempo (0.25 s), at both
-rates (longer openings: more choices to answer again). A game counts as exact when the belief ends as the truth with no flag raised
-(there is no mistake in these games). It also reports how often the order of two hands had to be
+rates (longer openings: more choices to answer again). A game counts as exact when the belief
+ends as the truth with no flag raised (there is no mistake in these games). It also reports how often the order of two hands had to be
 answered again (tracking/orders.py) and what the longest search cost.
 """
 

@@ -48,7 +48,7 @@ from controller.leds.patterns import (
     hex_color,
     render,
 )
-from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower, StepKind
+from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower
 from controller.sensing.frames import Frame, SourceStatus
 from controller.sim import (
     MistakeNotPossible,
@@ -1393,7 +1393,8 @@ class BoardLoop:
             follower = self._sim_follower()
             if follower.to_move is None:
                 # Each hand about to start picks a random pit of its own that holds seeds.
-                starts = [_legal_starts(follower, h) for h in starting_hands(follower)]
+                rules, board = follower.rules, follower.board
+                starts = [rules.legal_moves(board, h) for h in starting_hands(follower)]
                 if not all(starts):
                     return
                 picks = [self.rng.choice(pits) for pits in starts]
@@ -1434,15 +1435,6 @@ class BoardLoop:
         data = layout_json(self.config.board, self.game.rules, truth)
         path = self.sim_board_path
         self.writer.call(lambda: write_json_atomic(path, data))
-
-
-def _legal_starts(follower: StepFollower, hand: int) -> list[int]:
-    """The pits `hand` may start its opening move from (none if it is not about to)."""
-    return [
-        int(s.at.pit)
-        for s in follower.expected()
-        if s.player == hand and s.kind is StepKind.PICKUP and s.at is not None
-    ]
 
 
 def _pairs(cells: list[CellCalibration]) -> tuple[tuple[float, float], ...]:

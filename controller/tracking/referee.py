@@ -1102,11 +1102,11 @@ class Referee:
             return False
         t = pending.last_t
         sow = None if after else self._sow_then_lift(place)
-        lifted_g = 2 * self.seed_g - pending.net_g
         if (
             sow is not None
             and self._sown_first(cell, place)
-            and self._sown_and_lifted(sow, cell, lifted_g, t, guessed=2)
+            # (What was lifted: the pit before, the guessed seed and that hand's last seed.)
+            and self._sown_and_lifted(sow, cell, 2 * self.seed_g - pending.net_g, t, guessed=2)
         ):
             return True
         take = self._expected_at(place, *TAKES)
@@ -1140,18 +1140,8 @@ class Referee:
         """A hand's last seed fell in and that hand lifted the pit again (see
         `_sow_then_lift`): its own lift, though the other hand's may be due there too."""
         place = sow.at
-        trial = self.game.copy()
-        if place is None or not trial.feed(sow).accepted:
-            return False
-        lift = next(
-            (
-                s
-                for s in trial.expected()
-                if s.at == place and s.kind in TAKES and s.player == sow.player
-            ),
-            None,
-        )
-        if lift is None or not self._feed_sow(sow, t):
+        lift = next((s for s in self._takes_after(sow) if s.at == place), None)
+        if place is None or lift is None or not self._feed_sow(sow, t):
             return False
         self._feed_take(lift, cell, place, lifted_g, t, guessed)
         self._emptied(cell)
@@ -1161,19 +1151,25 @@ class Referee:
         """A sow due at `place` after which the same hand must lift the pit (its last seed
         fell there: a relay or a capture); if both hands' would, which (see `_choose`).
         Called after a guessed landing there, it can only be the other hand's."""
-        fits: list[Step] = []
-        for sow in self._expected_in_turn():
-            if sow.at != place or sow.kind is not StepKind.SOW:
-                continue
-            trial = self.game.copy()
-            if trial.feed(sow).accepted and any(
-                s.at == place and s.kind in TAKES and s.player == sow.player
-                for s in trial.expected()
-            ):
-                fits.append(sow)
+        fits = [
+            sow
+            for sow in self._expected_in_turn()
+            if sow.at == place
+            and sow.kind is StepKind.SOW
+            and any(s.at == place for s in self._takes_after(sow))
+        ]
         if len(fits) < 2:
             return fits[0] if fits else None
         return self._choose(tuple(fits))
+
+    def _takes_after(self, sow: Step) -> list[Step]:
+        """The lifts the sowing hand must make next if `sow` were its step now (its last seed:
+        a relay or captures; in a simultaneous opening the other hand's may be due too);
+        none if the sow does not fit."""
+        trial = self.game.copy()
+        if not trial.feed(sow).accepted:
+            return []
+        return [s for s in trial.expected() if s.kind in TAKES and s.player == sow.player]
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -1384,15 +1380,7 @@ class Referee:
             landing = self.cell_of[sow.at]
             if landing == cell or not self._empty(self.detector.cells[landing].level):
                 continue
-            trial = self.game.copy()
-            if not trial.feed(sow).accepted:
-                continue
-            # (Both hands may be capturing: that hand's captures.)
-            captures = {
-                s.at: s
-                for s in trial.expected()
-                if s.kind is StepKind.CAPTURE and s.player == sow.player
-            }
+            captures = {s.at: s for s in self._takes_after(sow) if s.kind is StepKind.CAPTURE}
             if place not in captures or sow.at not in captures or not self._feed_sow(sow, t):
                 continue
             self._feed_take(captures[sow.at], landing, sow.at, self.seed_g, t, guessed=1)
@@ -1429,15 +1417,11 @@ class Referee:
                 or (waiting is not None and _count(self._seeds(waiting.net_g)))
             ):
                 continue
-            trial = self.game.copy()
-            if not trial.feed(sow).accepted:
-                continue
-            # (The other hand may be capturing too: its captures may come first in the list.)
             capture = next(
                 (
                     s
-                    for s in trial.expected()
-                    if s.kind is StepKind.CAPTURE and s.at == sow.at and s.player == sow.player
+                    for s in self._takes_after(sow)
+                    if s.kind is StepKind.CAPTURE and s.at == sow.at
                 ),
                 None,
             )
