@@ -17,6 +17,12 @@ ACTION_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "drop_off": ((), ("n",)),
     "add": (("at",), ("n",)),
     "button": (("name",), ()),
+    # Human hands (SIMULATION.md, "Human hands"): none of these is a mistake but `bounce`
+    # into a place that was not due.
+    "rest": (("at", "g", "dur"), ("ramp_s",)),
+    "lean": (("at", "g", "dur"), ()),  # `at` is a list of places here
+    "brush": (("at", "g"), ("dur",)),
+    "bounce": (("at", "to"), ()),
 }
 ACTION_KINDS = tuple(ACTION_FIELDS)
 
@@ -33,5 +39,8 @@ MISTAKE_KINDS = (
     "seed_lost",
     "foreign_seed",
 )
+
+# Loads a hand puts on the board without moving a seed: the referee must never flag them.
+TOUCH_KINDS = ("press", "bump", "rest", "lean", "brush")
 
 MAX_T = 86400.0  # seconds: a scripted action's time at the most

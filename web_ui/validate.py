@@ -212,8 +212,13 @@ def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
     if "hand" in raw:
         out["hand"] = integer(raw["hand"], f"{where}.hand", 0, 1)
     for key in ("at", "from", "to"):
-        if key in raw:
+        if key in raw and not (kind == "lean" and key == "at"):
             out[key] = place(raw[key], f"{where}.{key}", pits)
+    if kind == "lean":  # a forearm on the board's edge: a list of places
+        cells = raw["at"]
+        if not isinstance(cells, list) or not cells or len(cells) > 2 * pits + 2:
+            raise bad(f"{where}.at", f"expected a list of places, got {_show(cells)}")
+        out["at"] = [place(c, f"{where}.at[{i}]", pits) for i, c in enumerate(cells)]
     if kind == "move" and out["from"] == out["to"]:
         raise bad(f"{where}.to", "is the same place as from")
     if "n" in raw:
@@ -222,8 +227,12 @@ def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
         out["g"] = number(raw["g"], f"{where}.g", 0.0, 50000.0, low_open=True)
     if kind == "bump":
         out["g"] = number(raw["g"], f"{where}.g", -50000.0, 50000.0)
-    if kind in ("press", "bump"):
+    if kind in ("rest", "lean", "brush"):  # the daemon checks each kind's own ranges
+        out["g"] = number(raw["g"], f"{where}.g", 0.0, 50000.0, low_open=True)
+    if kind in ("press", "bump", "rest", "lean") or (kind == "brush" and "dur" in raw):
         out["dur"] = number(raw["dur"], f"{where}.dur", 0.0, 3600.0, low_open=True)
+    if "ramp_s" in raw:
+        out["ramp_s"] = number(raw["ramp_s"], f"{where}.ramp_s", 0.0, 10.0)
     if kind == "button":
         out["name"] = choice(raw["name"], f"{where}.name", BUTTONS)
     return out

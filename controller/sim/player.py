@@ -34,6 +34,7 @@ from typing import Any
 from controller.physical import MISTAKE_KINDS
 from controller.rules import Game, Phase, Place, Rules, Step, StepFollower, StepKind
 
+from .human import PROFILES, HumanHands, MoveSpan, incidental_touches
 from .scenario import Action, PlayerParams, Scenario, ScenarioError
 from .world import GRAB_PRESS_S, GRAB_S, SimSource, SimWorld, action_end
 
@@ -46,6 +47,10 @@ HAND_PACE = (0.85, 1.15)
 
 
 Chooser = Callable[[int, list[int]], int]  # (hand, legal pits) -> pit
+
+# The mistakes a person makes (human.py's profiles): MISTAKE_KINDS' wrong_pit, extra_seed and
+# seed_lost, and a seed that bounces into the next cup (flagged as wrong_pit there).
+HUMAN_MISTAKES = ("extra_seed", "bounce", "wrong_pit", "seed_lost")
 
 
 class OpeningChoiceError(ValueError):
@@ -118,6 +123,12 @@ class VirtualPlayer:
         self.opening: StepFollower | None = None  # an opening that ran out of pit choices
         self.last_pit: int | None = None  # the pit of the last whole move played
         self._moves = 0
+        # A person of a named profile (human.py), or the fixed tempo of `params`.
+        self.human = (
+            HumanHands(PROFILES[self.params.profile], self.rng) if self.params.profile else None
+        )
+        self.spans: list[MoveSpan] = []  # every move as planned, for the touches around it
+        self.span_hands: list[int] = []
 
     # -- tempo ----------------------------------------------------------------------------------
 
@@ -127,13 +138,49 @@ class VirtualPlayer:
 
     def interval(self, hand: int) -> float:
         """Time between two seeds of one hand."""
+        if self.human is not None:
+            return max(MIN_INTERVAL_S, self.human.interval() * self.pace[hand])
         base = self.params.seconds_per_seed * self.pace[hand]
         return max(MIN_INTERVAL_S, base * self._factor())
 
     def think(self) -> float:
         """The pause before a move (longer before the first, so the board starts at rest)."""
-        base = max(THINK_MIN_S, THINK_SEEDS * self.params.seconds_per_seed) * self._factor()
+        if self.human is not None:
+            self.human.new_move()
+            base = self.human.think()
+        else:
+            base = max(THINK_MIN_S, THINK_SEEDS * self.params.seconds_per_seed) * self._factor()
         return max(base, FIRST_MOVE_DELAY_S) if self._moves == 0 and self.t == 0 else base
+
+    def _pickup(self, action: Action) -> Action:
+        """A person may lift a full pit in two handfuls: the first is emitted here, the
+        returned grab (a moment later) lifts the rest."""
+        if self.human is None or action.kind != "grab" or action.at is None:
+            return action
+        seeds = self.game.board[self.game.rules.index_of(action.at)]
+        first = self.human.first_handful(seeds)
+        if first is None:
+            return action
+        self._emit(Action(action.t, "take", at=action.at, n=first, hand=action.hand))
+        return dataclasses.replace(action, t=action.t + GRAB_S + self.human.handful_gap())
+
+    def _span(self, start: int, hand: int) -> None:
+        """Note the move just planned (its actions from `start`) for the touches around it."""
+        actions = self.actions[start:]
+        if not actions:
+            return
+        sown = tuple((a.t, a.at) for a in actions if a.kind == "drop" and a.at is not None)
+        self.spans.append(MoveSpan(actions[0].t, max(self.t, actions[-1].t), sown))
+        self.span_hands.append(hand)
+
+    def touches(self) -> list[Action]:
+        """The rests, leans, brushes, knocks and other people's touches around every move
+        planned so far (human.py); none without a profile."""
+        if self.human is None:
+            return []
+        return incidental_touches(
+            self.human.profile, self.rng, self.game.rules, self.spans, self.actions, self.span_hands
+        )
 
     def _emit(self, action: Action) -> float:
         """Record an action; returns when the hand is free for its next one."""
@@ -159,18 +206,23 @@ class VirtualPlayer:
         """Play `pit` for the player to move; IllegalMoveError (a ValueError) if not legal."""
         self._check_turn()
         start = len(self.actions)
+        player = self.game.to_move
+        assert player is not None
         steps = self.game.steps(pit)
         t = self.t + self.think()
         end = t
-        for step in steps:
+        for k, step in enumerate(steps):
             if step.kind.physical:
                 action = self._step_action(step, t)
+                if k == 0:
+                    action = self._pickup(action)
                 end = action_end(action)
                 t = self._emit(action)
         self.game.play(pit)
         self.last_pit = pit
         self._moves += 1
         self.t = end
+        self._span(start, player)
         return self.actions[start:]
 
     def _check_turn(self) -> None:
@@ -204,6 +256,7 @@ class VirtualPlayer:
         if game.to_move is not None or game.over or not rules.options.simultaneous_opening:
             raise ValueError("there is no simultaneous opening to play")
         follower = StepFollower.new(rules) if partial is None else partial.copy()
+        first_action = len(self.actions)
         queue = deque(enumerate(choices))
         start = self.t + self.think()
         # Each hand starts when its player is ready (a small reaction difference).
@@ -248,6 +301,7 @@ class VirtualPlayer:
         self.game = Game(rules, start=follower.position())
         self._moves += 1
         self.t = end
+        self._span(first_action, 0)
         return used
 
     def _opening_pickup(
@@ -285,8 +339,9 @@ class VirtualPlayer:
         when no move allows it. The mistake is appended to `mistakes`; the move itself ends as
         the rules say, so the truth and `game` agree afterwards.
         """
-        if kind not in MISTAKE_KINDS:
-            raise ValueError(f"unknown mistake {kind!r}, known: {', '.join(MISTAKE_KINDS)}")
+        known = (*MISTAKE_KINDS, "bounce")
+        if kind not in known:
+            raise ValueError(f"unknown mistake {kind!r}, known: {', '.join(known)}")
         self._check_turn()
         game = self.game
         player = game.to_move
@@ -334,6 +389,7 @@ class VirtualPlayer:
         self.last_pit = pit
         self._moves += 1
         self.t = end
+        self._span(start, player)
         return self.actions[start:]
 
     def _slots(self, pit: int) -> list[_Slot]:
@@ -379,7 +435,7 @@ class VirtualPlayer:
                 previous = None
                 continue
             assert step.at is not None
-            if kind == "wrong_pit":
+            if kind in ("wrong_pit", "bounce"):
                 stray = _wrong_pit(rules, player, step.at, previous)
                 if stray is not None:
                     out.append((i, stray))
@@ -424,9 +480,13 @@ class VirtualPlayer:
             self._emit(Action(t, "take", at=expected, n=count - 1, hand=hand))
             record(InjectedMistake(kind, t + GRAB_PRESS_S, expected, hand, expected))
             return dataclasses.replace(action, t=t + GRAB_S + NOTICE_S)  # grabs the rest
-        if kind in ("wrong_pit", "opponent_store"):
+        if kind in ("wrong_pit", "opponent_store", "bounce"):
             assert extra is not None
-            self._emit(Action(t, "drop", at=extra, n=1, hand=hand))
+            if kind == "bounce":  # aimed right, it hopped on: the board sees a wrong pit
+                self._emit(Action(t, "bounce", at=expected, to=extra, hand=hand))
+                kind = "wrong_pit"
+            else:
+                self._emit(Action(t, "drop", at=extra, n=1, hand=hand))
             record(InjectedMistake(kind, t, extra, hand, expected))
             took = self._emit(Action(t + NOTICE_S, "take", at=extra, n=1, hand=hand))
             return dataclasses.replace(action, t=took)
@@ -510,7 +570,7 @@ def build_simulation(scenario: Scenario) -> Simulation:
         except ValueError as err:
             raise ScenarioError(f"{scenario.source}: moves[{i}]: pit {moves[i]}: {err}") from None
     world.default_hand = player.game.to_move if player.game.to_move is not None else 0
-    world.schedule(player.actions, relative=False)
+    world.schedule([*player.actions, *player.touches()], relative=False)
     offset = player.t if moves else 0.0
     world.schedule([a.shifted(offset) for a in scenario.actions], relative=False)
     return Simulation(scenario, world, player)

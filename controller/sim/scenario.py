@@ -55,19 +55,26 @@ class SensorParams:
 
 @dataclass(frozen=True)
 class PlayerParams:
-    """The virtual player's tempo: each interval is seconds_per_seed * uniform(1 ± jitter)."""
+    """The virtual player's tempo: each interval is seconds_per_seed * uniform(1 ± jitter).
+
+    `profile` names a person instead (controller/sim/human.py: child, adult, expert,
+    visitor): their tempo, pauses, rests, leans and mistakes replace the fixed tempo.
+    """
 
     seconds_per_seed: float = 0.25
     jitter: float = 0.3
+    profile: str | None = None
 
 
 @dataclass(frozen=True)
 class Action:
     """One physical action of SIMULATION.md's table at time `t` (seconds).
 
-    `at` is the place acted on (for `move` the JSON's `from`), `to` the destination of a move.
-    `n` is the seed count (grab: None, meaning every seed there). `hand` None means the
-    scenario's default hand; the world resolves it before running.
+    `at` is the place acted on (for `move` the JSON's `from`), `to` the destination of a move
+    or of a bounce's hop. `places` are the cells a `lean` weighs on (`at` is then None).
+    `n` is the seed count (grab: None, meaning every seed there). `ramp` is a rest's settling
+    time (`ramp_s`). `hand` None means the scenario's default hand; the world resolves it
+    before running.
     """
 
     t: float
@@ -79,6 +86,8 @@ class Action:
     dur: float = 0.0
     name: str = ""
     hand: int | None = None
+    places: tuple[Place, ...] = ()
+    ramp: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in ACTION_KINDS:
@@ -99,13 +108,20 @@ class Action:
             assert self.at is not None and self.to is not None
             out["from"] = self.at.to_json()
             out["to"] = self.to.to_json()
+        elif self.kind == "lean":
+            out["at"] = [p.to_json() for p in self.places]
         elif self.at is not None:
             out["at"] = self.at.to_json()
+        if self.kind == "bounce":
+            assert self.to is not None
+            out["to"] = self.to.to_json()
         if self.n is not None:
             out["n"] = self.n
-        if self.kind in ("press", "bump"):
+        if self.kind in _LOADS:
             out["g"] = self.g
             out["dur"] = self.dur
+        if self.kind == "rest":
+            out["ramp_s"] = self.ramp
         if self.kind == "button":
             out["name"] = self.name
         if self.hand is not None:
@@ -177,6 +193,32 @@ _PLAYER_RANGES: dict[str, _Range] = {
 }
 
 MAX_SEEDS_PER_ACTION = 200
+
+# Actions that put a load on cells for a while: (g range, allowed text), (dur range, text).
+_LOADS: dict[str, tuple[_Range, _Range]] = {
+    "press": (
+        (lambda v: 0 < v <= 50000, "more than 0, up to 50000 (grams)"),
+        (lambda v: 0 < v <= 3600, "more than 0, up to 3600 seconds"),
+    ),
+    "bump": (
+        (lambda v: -50000 <= v <= 50000, "-50000 to 50000 (grams)"),
+        (lambda v: 0 < v <= 3600, "more than 0, up to 3600 seconds"),
+    ),
+    "rest": (
+        (lambda v: 0 < v <= 5000, "more than 0, up to 5000 (grams)"),
+        (lambda v: 0 < v <= 3600, "more than 0, up to 3600 seconds"),
+    ),
+    "lean": (
+        (lambda v: 0 < v <= 20000, "more than 0, up to 20000 (grams, shared by the cells)"),
+        (lambda v: 0 < v <= 3600, "more than 0, up to 3600 seconds"),
+    ),
+    "brush": (
+        (lambda v: 0 < v <= 2000, "more than 0, up to 2000 (grams)"),
+        (lambda v: 0 < v <= 1, "more than 0, up to 1 second"),
+    ),
+}
+BRUSH_S = 0.04  # a brush's default duration: fingers passing over a cup
+REST_RAMP_S = 0.15  # a rest's default settling time: a palm lowers more slowly than a press
 
 # A default board for every pit count the shipped boards play.
 _DEFAULT_BOARDS = {5: "congkak5", 6: "oware6", 7: "congkak7", 9: "congkak9"}
@@ -285,7 +327,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
 
     board = _parse_board(c, data.get("board"), rules)
     sensors = _parse_params(c, data.get("sensors", {}), "sensors", SensorParams, _SENSOR_RANGES)
-    player = _parse_params(c, data.get("player", {}), "player", PlayerParams, _PLAYER_RANGES)
+    player = _parse_player(c, data.get("player", {}))
 
     raw_moves = data.get("moves", [])
     if not isinstance(raw_moves, list):
@@ -349,6 +391,20 @@ def _parse_params(c: _Checker, value: Any, where: str, cls: Any, ranges: dict[st
     return cls(**clean)
 
 
+def _parse_player(c: _Checker, value: Any) -> PlayerParams:
+    """`player`: the fixed tempo's numbers, or a behaviour `profile` by name."""
+    from .human import PROFILES  # human.py builds on this module
+
+    table = dict(c.table(value, "player", (*_PLAYER_RANGES, "profile")))
+    profile = table.pop("profile", None)
+    if profile is not None and profile not in PROFILES:
+        raise c.fail(
+            "player.profile", f"{_show(profile)} is not a profile, allowed: {', '.join(PROFILES)}"
+        )
+    params: PlayerParams = _parse_params(c, table, "player", PlayerParams, _PLAYER_RANGES)
+    return dataclasses.replace(params, profile=profile)
+
+
 def parse_actions(data: Any, pits: int, source: str = "<actions>") -> tuple[Action, ...]:
     """Validate a list of JSON actions (as in a scenario's `actions`) for a `pits`-pit game.
 
@@ -400,8 +456,15 @@ def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:
     n: int | None = None
     g = dur = 0.0
     name = ""
-    if "at" in raw:
+    places: tuple[Place, ...] = ()
+    if kind == "lean":
+        places = _places(c, raw["at"], f"{where}.at", pits)
+    elif "at" in raw:
         at = c.place(raw["at"], f"{where}.at", pits)
+    if kind == "bounce":
+        to = c.place(raw["to"], f"{where}.to", pits)
+        if at == to:
+            raise c.fail(f"{where}.to", f"{to} is the same place as at: a bounce hops on")
     if kind == "move":
         at = c.place(raw["from"], f"{where}.from", pits)
         to = c.place(raw["to"], f"{where}.to", pits)
@@ -411,22 +474,31 @@ def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:
         n = c.integer(raw["n"], f"{where}.n", 1, MAX_SEEDS_PER_ACTION)
     elif kind in ("drop", "drop_off", "add"):
         n = 1
-    if kind == "press":
-        g = c.number(
-            raw["g"], f"{where}.g", (lambda v: 0 < v <= 50000, "more than 0, up to 50000 (grams)")
-        )
-    if kind == "bump":
-        g = c.number(
-            raw["g"], f"{where}.g", (lambda v: -50000 <= v <= 50000, "-50000 to 50000 (grams)")
-        )
-    if kind in ("press", "bump"):
-        dur = c.number(
-            raw["dur"], f"{where}.dur", (lambda v: 0 < v <= 3600, "more than 0, up to 3600 seconds")
-        )
+    ramp = 0.0
+    if kind in _LOADS:
+        g_range, dur_range = _LOADS[kind]
+        g = c.number(raw["g"], f"{where}.g", g_range)
+        dur = c.number(raw["dur"], f"{where}.dur", dur_range) if "dur" in raw else BRUSH_S
+    if kind == "rest":
+        ramp = REST_RAMP_S
+        if "ramp_s" in raw:
+            ramp = c.number(raw["ramp_s"], f"{where}.ramp_s", (lambda v: 0 <= v <= 10, "0 to 10"))
     if kind == "button":
         name = raw["name"]
         if name not in BUTTONS:
             raise c.fail(
                 f"{where}.name", f"{_show(name)} is not a button, allowed: {', '.join(BUTTONS)}"
             )
-    return Action(float(t), kind, at, to, n, float(g), float(dur), name, hand)
+    return Action(float(t), kind, at, to, n, float(g), float(dur), name, hand, places, ramp)
+
+
+def _places(c: _Checker, value: Any, where: str, pits: int) -> tuple[Place, ...]:
+    """A lean's places: a non-empty list of distinct places."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], list):
+        raise c.fail(
+            where, f'expected a list of places such as [[1, 0], [1, "store"]], got {_show(value)}'
+        )
+    places = tuple(c.place(v, f"{where}[{i}]", pits) for i, v in enumerate(value))
+    if len(set(places)) != len(places):
+        raise c.fail(where, "names a place twice")
+    return places

@@ -24,6 +24,14 @@ Physics, and why each number (HARDWARE.md gives the hardware facts):
   cell) whose peak puts the total at 3-6x the seed's weight, decaying to 5 % over ring_ms.
 - A hand grabbing presses the cup with 20-60 g for 0.15 s (20 ms ramps), then the seeds leave
   one by one over 0.1 s. A `move` carries them 0.3 s and drops them all together.
+- Human hands (SIMULATION.md, "Human hands"). A finger or palm resting on a cup (`rest`)
+  lowers over `ramp_s` (0.15 s by default: slower than a press's 20 ms, a palm settles), stays
+  `dur` and lifts off as slowly. A forearm leaning on the board's edge (`lean`) shares its `g`
+  over its cells unevenly (each share uniform 0.5-1.5 before normalising: the arm is nearer
+  some cups) with 0.3 s ramps. Fingers brushing a cup in passing (`brush`) are a triangle of
+  `dur` (40 ms by default). A bouncing seed (`bounce`) strikes `at` (an impact of 2-4x its
+  weight for 20 ms: it does not stay) and lands in `to` 60-150 ms later, ringing there as
+  any landing.
 - Glitches: at glitch_rate per sample per cell, a wild value: half random 24-bit words, half the
   true word with one of its 4 most significant bits flipped.
 """
@@ -66,6 +74,11 @@ GRAB_S = GRAB_PRESS_S + GRAB_LIFT_S
 MOVE_CARRY_S = 0.30  # from the end of the lift to the seeds landing at the destination
 MOVE_S = GRAB_S + MOVE_CARRY_S
 RAMP_S = 0.02  # rise and fall of a press or bump
+LEAN_RAMP_S = 0.3  # a forearm settles on the board's edge slowly
+LEAN_SHARE = (0.5, 1.5)  # a cell's share of a lean before normalising
+BOUNCE_HOP_S = (0.06, 0.15)  # from striking one cup to landing in the next
+BOUNCE_STRIKE = (2.0, 4.0)  # the strike's force / the seed's weight ...
+BOUNCE_STRIKE_S = 0.02  # ... over this long
 BUMP_RING = 0.5  # ring amplitude of a bump, as a fraction of its g
 TARE_ERROR_G = 0.1  # rms error of a user's tare (clipped at 3 sigma)
 SETTLE_TAIL_S = 2.0  # the simulation runs on this long after the last action
@@ -112,8 +125,12 @@ def action_end(action: Action) -> float:
         return action.t + GRAB_S
     if action.kind == "move":
         return action.t + MOVE_S
-    if action.kind in ("press", "bump"):
+    if action.kind in ("press", "bump", "lean", "brush"):
         return action.t + action.dur
+    if action.kind == "rest":
+        return action.t + action.dur + 2 * action.ramp
+    if action.kind == "bounce":
+        return action.t + BOUNCE_HOP_S[1]
     return action.t
 
 
@@ -437,11 +454,52 @@ class SimWorld:
                 tau = self.sensors.ring_ms / 3000.0
                 for cell, hz in enumerate(self._ring_hz):
                     self._transients.append(_Ring(cell, t, BUMP_RING * action.g, 0.0, hz, tau))
+        elif kind in ("rest", "lean", "brush"):
+            self._touch(action)
+        elif kind == "bounce":
+            note = self._bounce(action, hand)
         elif kind == "button":
             self.buttons.append(ButtonPress(t, action.name))
         else:  # pragma: no cover - parse_scenario admits only the kinds above
             raise ValueError(f"unknown action {kind!r}")
         self.log.append(LoggedAction(t, action, note))
+
+    def _touch(self, action: Action) -> None:
+        """A load that comes and goes again: a rest, a lean or a brush (never a seed)."""
+        t = action.t
+        if action.kind == "rest":
+            assert action.at is not None
+            end = t + action.dur + 2 * action.ramp
+            ramp = max(action.ramp, RAMP_S)
+            self._transients.append(_Plateau(self.cell_of[action.at], t, end, action.g, ramp))
+        elif action.kind == "brush":
+            assert action.at is not None
+            cell = self.cell_of[action.at]
+            self._transients.append(_Plateau(cell, t, t + action.dur, action.g, action.dur / 2))
+        else:
+            shares = [self.rng.uniform(*LEAN_SHARE) for _ in action.places]
+            total = sum(shares)
+            for place, share in zip(action.places, shares, strict=True):
+                g = action.g * share / total
+                plateau = _Plateau(self.cell_of[place], t, t + action.dur, g, LEAN_RAMP_S)
+                self._transients.append(plateau)
+
+    def _bounce(self, action: Action, hand: int) -> str:
+        """One seed from the hand strikes `at` and hops on into `to`."""
+        assert action.at is not None and action.to is not None
+        seeds, note = self._from_hand(hand, 1)
+        if not seeds:
+            return note
+        t = action.t
+        strike = seeds[0] * self.rng.uniform(*BOUNCE_STRIKE)
+        cell = self.cell_of[action.at]
+        self._transients.append(_Plateau(cell, t, t + BOUNCE_STRIKE_S, strike, 0.005))
+        hop = t + self.rng.uniform(*BOUNCE_HOP_S)
+        self._push(hop, self._hop_land, (hop, action.to, seeds, hand))
+        return note
+
+    def _hop_land(self, arg: tuple[float, Place, list[float], int]) -> None:
+        self._land(*arg)
 
     def _from_hand(self, hand: int, n: int) -> tuple[list[float], str]:
         held = self.hands[hand]

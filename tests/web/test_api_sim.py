@@ -210,3 +210,23 @@ def test_sim_commands_are_json_only(client: FlaskClient, link: FakeLink) -> None
 
     assert response.status_code == 415
     assert link.commands == []
+
+
+def test_human_touches_pass_the_page_and_the_daemon_reads_them_alike() -> None:
+    """What the web layer lets through for `rest`, `lean`, `brush` and `bounce` is what the
+    daemon's own parser (SIMULATION.md's actions) reads, field for field."""
+    from controller.sim import parse_actions
+    from web_ui import validate
+
+    raw = [
+        {"t": 0.1, "action": "rest", "at": [0, 1], "g": 30, "dur": 2, "ramp_s": 0.2},
+        {"t": 0.2, "action": "lean", "at": [[1, 0], [1, "store"]], "g": 400, "dur": 3},
+        {"t": 0.3, "action": "brush", "at": [0, 2], "g": 20},
+        {"t": 0.4, "action": "bounce", "at": [0, 2], "to": [0, 3]},
+    ]
+    checked = validate.sim_actions_args({"actions": raw}, 7)["actions"]
+    actions = parse_actions(checked, 7, "sim_actions")
+    assert [a.kind for a in actions] == ["rest", "lean", "brush", "bounce"]
+    assert len(actions[1].places) == 2 and actions[0].ramp == 0.2
+    with pytest.raises(validate.ApiError, match=r"actions\[0\].at: expected a list of places"):
+        validate.sim_actions_args({"actions": [{**raw[1], "at": "edge"}]}, 7)
