@@ -156,6 +156,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.tracking import main as bench_tracking
 
         return bench_tracking(rounds=args.rounds, verbose=args.verbose)
+    if args.what == "humans":
+        from controller.bench.humans import main as bench_humans
+
+        games = 96 if args.games is None else args.games
+        if games < 1:
+            raise CommandError(f"bench humans: --games {games}: at least 1")
+        return bench_humans(games=games, profile=args.profile, verbose=args.verbose)
     if args.what == "openings" and args.daemon:
         from controller.bench.daemon_openings import main as bench_daemon_openings
 
@@ -235,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument(
         "what",
-        choices=["rules", "tracking", "openings", "openspiel", "web"],
+        choices=["rules", "tracking", "openings", "openspiel", "web", "humans"],
         help="what to measure",
     )
     p.add_argument(
@@ -252,7 +259,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="openspiel: random games per rule set (1000); openings: per configuration (100; "
-        "with --daemon 40)",
+        "with --daemon 40); humans: games in all (96, one of each configuration)",
+    )
+    p.add_argument(
+        "--profile",
+        choices=["child", "adult", "expert", "visitor"],
+        help="humans: only this behaviour profile (default: every profile)",
     )
     p.add_argument(
         "--daemon",

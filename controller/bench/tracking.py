@@ -20,11 +20,18 @@ import json
 import random
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.rules import Game, Place
-from controller.sim import MISTAKE_KINDS, MistakeNotPossible, build_simulation, parse_scenario
+from controller.sim import (
+    MISTAKE_KINDS,
+    MistakeNotPossible,
+    Simulation,
+    build_simulation,
+    parse_scenario,
+)
 from controller.sim.player import InjectedMistake
 from controller.stats import percentile
 from controller.tracking.referee import Referee
@@ -85,28 +92,11 @@ def play_game(
         player.play(rng.choice(game.legal_moves()))
         move += 1
     world.schedule(player.actions, relative=False)
-    source = simulation.source()
-    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
-    spent = 0.0
-    frames = 0
-    clock = time.perf_counter
-    while True:
-        frame = source.read(None)
-        if frame is None:
-            break
-        t0 = clock()
-        referee.process(frame)
-        spent += clock() - t0
-        frames += 1
-    truth = world.truth()
-    belief = referee.belief()
-    exact = all(truth[k] == belief[k] for k in ("pits", "stores", "hand"))
-    exact = exact and belief["over"] and belief["to_move"] is None
+    referee, us_per_frame = run_referee(simulation, time.perf_counter)
+    exact = ends_exact(simulation, referee)
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
-    delays = [_flag_delay(m, referee, world.landings) for m in player.mistakes]
+    delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
     flagged = sum(1 for d in delays if d is not None and d <= FLAG_WINDOW_S)
-    cells = len(world.board.cells)
     config = f"{variant} seeds_cv={sensors['seed_cv']} noise={sensors['noise_g']} sps={sensors['rate_sps']} s/seed={seconds_per_seed}"
     return GameResult(
         config,
@@ -116,12 +106,37 @@ def play_game(
         flagged,
         latencies_ms(referee, landings),
         int(sensors["rate_sps"]),
-        spent / max(1, frames) * 1e6 * 16 / cells,
+        us_per_frame,
         delays=[d for d in delays if d is not None],
     )
 
 
-def _flag_delay(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> float | None:
+def run_referee(simulation: Simulation, clock: Callable[[], float]) -> tuple[Referee, float]:
+    """The referee over every frame of a planned simulation, as the daemon would run it, and
+    its cost in microseconds per 16-cell frame on `clock` (wall or CPU time)."""
+    world = simulation.world
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    spent = 0.0
+    frames = 0
+    while (frame := source.read(None)) is not None:
+        t0 = clock()
+        referee.process(frame)
+        spent += clock() - t0
+        frames += 1
+    return referee, spent / max(1, frames) * 1e6 * 16 / len(world.board.cells)
+
+
+def ends_exact(simulation: Simulation, referee: Referee) -> bool:
+    """The referee knows where every seed is at the end, and that the game is over."""
+    truth = simulation.world.truth()
+    belief = referee.belief()
+    exact = all(truth[k] == belief[k] for k in ("pits", "stores", "hand"))
+    return exact and belief["over"] and belief["to_move"] is None
+
+
+def flag_delay(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> float | None:
     """Seconds from the mistake to the first flag of its kind at its place (None: none)."""
     start = mistake.t
     if mistake.kind == "seed_lost":

@@ -1,0 +1,225 @@
+"""`sowboard bench humans`: the referee on random full games played by people, not scripts.
+
+Every combination of behaviour profile (child, adult, expert, visitor: controller/sim/human.py),
+preset (congkak 7, kalah, oware), rate (10, 80 SPS) and seeds (glass marbles CV 3 %, natural
+seeds CV 15 %) plays one clean game and one with the profile's real mistakes, in turn until
+`--games` games are played. Clean means no mistake, not no touches: the person rests, leans,
+brushes, knocks and pauses in both, and none of that may raise a flag. Noise 0.02 g, ring 60 ms,
+glitches 1e-4 and a 2 % calibration error, as in `bench tracking`.
+
+A game played with mistakes makes one at each move with the profile's `mistake_p`, and at
+least one (at a random move from 1 to 6). Scores:
+
+- `exact_final`: at the end the referee's belief equals the truth and the game is over;
+- `false_flags`: every flag of a clean game, and every flag of a game with mistakes that is not
+  at a mistake's place within FLAG_SPAN_S after it;
+- `mistakes_flagged`: mistakes with a flag of their kind at their place within 0.5 s at 80 SPS
+  and 1.0 s at 10 SPS (of the first seed after it, for a seed lost off the board);
+- `flag_delay_ms_*`: mistake to its flag, over the mistakes flagged at all;
+- `latency_ms_*`: a seed's true landing to the next place lit, 80 SPS games (the 10 SPS figures
+  are in the `# by rate` line);
+- `us_per_frame_cpu`: the referee's CPU time (`time.process_time`) per 16-cell frame, median
+  over the 80 SPS congkak 7 games (the target's configuration) and over all games.
+
+Progress goes to stderr; the last line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import Place
+from controller.sim import MistakeNotPossible, build_simulation, parse_scenario
+from controller.sim.human import PROFILES
+from controller.sim.player import InjectedMistake, VirtualPlayer
+from controller.stats import percentile
+from controller.tracking.referee import Flag
+from controller.tracking.session import latencies_ms
+
+from .tracking import ends_exact, flag_delay, run_referee
+
+PRESETS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("congkak", {"pits": 7}),
+    ("kalah", {}),
+    ("oware", {}),
+)
+RATES = (10, 80)
+SEEDS = (("marbles", 0.03), ("natural", 0.15))
+FLAG_WINDOW_S = {10: 1.0, 80: 0.5}
+FLAG_SPAN_S = 5.0  # a flag this long after a mistake, at its place, is that mistake's
+FORCED_MISTAKE_MOVES = (1, 6)
+
+
+@dataclass
+class HumanGame:
+    """One game's outcome."""
+
+    config: str
+    profile: str
+    variant: str
+    rate: int
+    exact: bool
+    flags: list[dict[str, Any]]
+    false_flags: int
+    mistakes: list[InjectedMistake]
+    flagged: int
+    delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
+    latencies: list[float] = field(default_factory=list)
+    us_per_frame_cpu: float = 0.0
+
+
+def plan_game(player: VirtualPlayer, rng: random.Random, with_mistakes: bool) -> None:
+    """The person plays random legal moves to the end, with their mistakes if asked."""
+    game = player.game
+    human = player.human
+    assert human is not None
+    forced = rng.randint(*FORCED_MISTAKE_MOVES) if with_mistakes else None
+    move = 0
+    if game.to_move is None and not game.over:  # congkak's simultaneous opening
+        player.play_opening(choose=lambda hand, legal: rng.choice(legal))
+        game = player.game
+    while not game.over:
+        move += 1
+        due = forced is not None and move >= forced and not player.mistakes
+        if with_mistakes and (due or human.wants_mistake()):
+            try:
+                player.play_with_mistake(human.mistake_kind())
+                game = player.game
+                continue
+            except MistakeNotPossible:
+                pass
+        player.play(rng.choice(game.legal_moves()))
+        game = player.game
+
+
+def play_game(
+    profile: str,
+    variant: str,
+    options: dict[str, Any],
+    rate: int,
+    cv: float,
+    seed: int,
+    mistakes: bool,
+) -> HumanGame:
+    scenario = parse_scenario(
+        {
+            "variant": variant,
+            "options": options,
+            "sensors": {
+                "rate_sps": rate,
+                "noise_g": 0.02,
+                "seed_cv": cv,
+                "ring_ms": 60,
+                "glitch_rate": 1e-4,
+                "calibration_error": 0.02,
+                "random_seed": seed,
+            },
+            "player": {"profile": profile},
+        },
+        f"bench humans:{profile}:{variant}:{seed}",
+    )
+    simulation = build_simulation(scenario)
+    world, player = simulation.world, simulation.player
+    plan_game(player, random.Random(seed), mistakes)
+    world.schedule([*player.actions, *player.touches()], relative=False)
+    referee, us = run_referee(simulation, time.process_time)
+    delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
+    window = FLAG_WINDOW_S[rate]
+    landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
+    return HumanGame(
+        config=f"{profile} {variant} sps={rate} seed_cv={cv} seed={seed}",
+        profile=profile,
+        variant=variant,
+        rate=rate,
+        exact=ends_exact(simulation, referee),
+        flags=[f.to_json() for f in referee.flags],
+        false_flags=_false_flags(referee.flags, player.mistakes),
+        mistakes=list(player.mistakes),
+        flagged=sum(1 for d in delays if d is not None and d <= window),
+        delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
+        latencies=latencies_ms(referee, landings),
+        us_per_frame_cpu=us,
+    )
+
+
+def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake]) -> int:
+    """Flags at no mistake's place, or long after it (FLAG_SPAN_S)."""
+
+    def explained(flag: Flag) -> bool:
+        return any(
+            flag.at == Place(*m.at) and m.t - 0.05 <= flag.t <= m.t + FLAG_SPAN_S for m in mistakes
+        )
+
+    return sum(1 for flag in flags if not explained(flag))
+
+
+def configs(profiles: list[str]) -> list[tuple[str, str, dict[str, Any], int, float, bool]]:
+    return [
+        (profile, variant, options, rate, cv, mistakes)
+        for profile, (variant, options), rate, (_, cv), mistakes in itertools.product(
+            profiles, PRESETS, RATES, SEEDS, (False, True)
+        )
+    ]
+
+
+def main(games: int = 96, profile: str | None = None, verbose: bool = False) -> int:
+    profiles = [profile] if profile else sorted(PROFILES)
+    grid = configs(profiles)
+    results: list[HumanGame] = []
+    for seed, config in zip(range(1, games + 1), itertools.cycle(grid), strict=False):
+        result = play_game(*config[:5], seed=seed, mistakes=config[5])
+        results.append(result)
+        bad = not result.exact or result.false_flags or result.flagged < len(result.mistakes)
+        print(
+            f"# {len(results)}/{games} {result.config} mistakes={len(result.mistakes)}: "
+            f"exact={result.exact} false_flags={result.false_flags} "
+            f"flagged={result.flagged}/{len(result.mistakes)}",
+            file=sys.stderr,
+            flush=True,
+        )
+        if verbose or bad:
+            print(
+                f"#   flags={[(f['kind'], f['at'], round(f['t'], 2)) for f in result.flags][:6]} "
+                f"mistakes={[(m.kind, m.at.to_json(), round(m.t, 2)) for m in result.mistakes][:6]}",
+                file=sys.stderr,
+                flush=True,
+            )
+    print("# by profile: " + json.dumps(_by(results, lambda r: r.profile)))
+    print("# by rate (SPS): " + json.dumps(_by(results, lambda r: str(r.rate))))
+    print(json.dumps(summary(results)))
+    return 0
+
+
+def _by(results: list[HumanGame], key: Any) -> dict[str, Any]:
+    groups: dict[str, list[HumanGame]] = {}
+    for r in results:
+        groups.setdefault(key(r), []).append(r)
+    return {k: summary(v) for k, v in sorted(groups.items())}
+
+
+def summary(results: list[HumanGame]) -> dict[str, Any]:
+    delays = [d * 1000 for r in results for d in r.delays]
+    fast = [x for r in results if r.rate == 80 for x in r.latencies]
+    target = [r.us_per_frame_cpu for r in results if r.rate == 80 and r.variant == "congkak"]
+    return {
+        "games": len(results),
+        "exact_final": sum(r.exact for r in results),
+        "false_flags": sum(r.false_flags for r in results),
+        "mistakes": sum(len(r.mistakes) for r in results),
+        "mistakes_flagged": sum(r.flagged for r in results),
+        "flag_delay_ms_p50": round(percentile(delays, 50), 1) if delays else None,
+        "flag_delay_ms_max": round(max(delays), 1) if delays else None,
+        "latency_ms_p50": round(percentile(fast, 50), 1) if fast else None,
+        "latency_ms_p99": round(percentile(fast, 99), 1) if fast else None,
+        "us_per_frame_cpu": round(statistics.median(target), 1) if target else None,
+        "us_per_frame_cpu_all": round(statistics.median(r.us_per_frame_cpu for r in results), 1)
+        if results
+        else None,
+    }

@@ -1,0 +1,76 @@
+"""How `sowboard bench humans` scores a game: exact, false flags, mistakes flagged in time."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from controller.bench import humans
+from controller.rules import Place
+from controller.sim import human
+from controller.sim.player import InjectedMistake
+from controller.tracking.referee import Flag
+
+
+def _flag(kind: str, at: Place, t: float) -> Flag:
+    return Flag(t=t, kind=kind, at=at, expected=[])
+
+
+def test_a_flag_counts_as_false_unless_a_mistake_at_its_place_came_just_before() -> None:
+    mistake = InjectedMistake("wrong_pit", 10.0, Place(0, 2), 0, Place(0, 1))
+
+    flags = [
+        _flag("wrong_pit", Place(0, 2), 10.3),  # the mistake's
+        _flag("extra_seed", Place(0, 2), 11.0),  # same place, soon after: the same mistake
+        _flag("foreign_seed", Place(1, 4), 10.3),  # elsewhere
+        _flag("wrong_pit", Place(0, 2), 10.0 + humans.FLAG_SPAN_S + 1),  # long after
+    ]
+    assert humans._false_flags(flags, [mistake]) == 2
+    assert humans._false_flags(flags, []) == 4
+
+
+@pytest.fixture
+def still_adult(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An adult's tempo and pauses, without touches (what the referee handled before)."""
+    quiet = dataclasses.replace(
+        human.PROFILES["adult"],
+        rest_p=0.0,
+        lean_p=0.0,
+        brush_p=0.0,
+        two_handfuls_p=0.0,
+        knock_p=0.0,
+        other_person_p=0.0,
+    )
+    monkeypatch.setitem(human.PROFILES, "adult", quiet)
+
+
+@pytest.mark.usefixtures("still_adult")
+def test_a_clean_game_at_a_persons_tempo_scores_exact_with_no_false_flag() -> None:
+    result = humans.play_game("adult", "kalah", {}, 80, 0.03, seed=3, mistakes=False)
+    assert result.mistakes == [] and result.exact and result.false_flags == 0
+    assert result.latencies and result.us_per_frame_cpu > 0
+
+
+@pytest.mark.usefixtures("still_adult")
+def test_a_game_with_a_persons_mistakes_has_at_least_one_and_scores_each() -> None:
+    result = humans.play_game("adult", "kalah", {}, 80, 0.03, seed=4, mistakes=True)
+    assert result.mistakes
+    assert 0 <= result.flagged <= len(result.mistakes)
+    assert all(0 <= d <= humans.FLAG_SPAN_S for d in result.delays)
+
+
+def test_the_summary_has_the_issues_keys() -> None:
+    keys = set(humans.summary([]))
+    assert {
+        "games",
+        "exact_final",
+        "false_flags",
+        "mistakes",
+        "mistakes_flagged",
+        "flag_delay_ms_p50",
+        "flag_delay_ms_max",
+        "latency_ms_p50",
+        "latency_ms_p99",
+        "us_per_frame_cpu",
+    } <= keys
