@@ -57,6 +57,12 @@ MIN_SEED = 0.35
 # simultaneous opening) two are no rarer than one heavy seed, so the line is drawn there.
 TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
+# A hand slips one seed, or two together, into the wrong place; a rise of more than this many
+# seeds where no step is due is a finger, a palm or a forearm resting on the cup (10 g to a
+# few hundred: SIMULATION.md's human hands), and it may rest there for REST_MAX_S before its
+# weight is called seeds.
+SLIP_MAX_SEEDS = 2.5
+REST_MAX_S = 12.0
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this recently
 # Two hands: a seed that would be a stray waits this long at most while a cup where a step
@@ -595,6 +601,13 @@ class Referee:
         two (a finger on the cup reads like that)."""
         return n <= 1.0 or self._whole_seeds(n)
 
+    def _resting_for(self, n: float) -> float:
+        """How long a rise of `n` seeds that no due step explains may be a hand resting on the
+        cup (0: it can only be seeds): longest when more seeds than a slip drops."""
+        if n > SLIP_MAX_SEEDS:
+            return REST_MAX_S
+        return 0.0 if self._whole_seeds(n) else PATIENCE_S
+
     def _whole_seeds(self, n: float) -> bool:
         """Could a net change of `n` mean seeds be seeds at all (a whole number of them)?"""
         k = max(1, round(n))
@@ -913,10 +926,10 @@ class Referee:
         k = _count(n)
         place = self.place_of.get(cell)
         t = pending.last_t
-        if n > 1.0 and not self._whole_seeds(n) and pending.patience_until == 0.0:
-            # Not a whole number of seeds: a finger or a hand resting on the cup, most likely.
+        if n > 1.0 and pending.patience_until == 0.0 and (rest := self._resting_for(n)):
+            # Not seeds a hand would slip: a finger or a hand resting on the cup, most likely.
             # Give it time to go away before calling it seeds.
-            pending.patience_until = t + PATIENCE_S
+            pending.patience_until = t + rest
             self.pending[cell] = pending
             return False
         if cell in self.lifting:

@@ -486,3 +486,54 @@ def test_at_10_sps_a_relay_after_the_other_hands_seed_in_one_reading_is_followed
     result = report(simulation, referee)
     assert result["flags"] == []
     _same_as_truth(result)
+
+
+def _resting_hands(rate: int, grams: float, seconds: float) -> dict[str, Any]:
+    """Kalah: pit 2 sown by player 0 while a palm rests on player 1's pit 1 and a forearm leans
+    on player 1's side; then player 1 plays pit 2, sowing into the cups leant on."""
+    after = max(seconds, 5.5)  # the rest and the lean are over
+    return {
+        "variant": "kalah",
+        "sensors": {"rate_sps": rate, "random_seed": 3},
+        "player": {"seconds_per_seed": 0.4},
+        "actions": [
+            {"t": 1.0, "action": "rest", "at": [1, 1], "g": grams, "dur": seconds},
+            {"t": 1.5, "action": "grab", "at": [0, 2]},
+            {"t": 2.0, "action": "drop", "at": [0, 3]},
+            {"t": 2.4, "action": "drop", "at": [0, 4]},
+            {"t": 2.8, "action": "drop", "at": [0, 5]},
+            {
+                "t": 3.0,
+                "action": "lean",
+                "at": [[1, 3], [1, 4], [1, "store"]],
+                "g": 900,
+                "dur": 4.0,
+            },
+            {"t": after + 2.0, "action": "grab", "at": [1, 2], "hand": 1},
+            {"t": after + 2.5, "action": "drop", "at": [1, 3], "hand": 1},
+            {"t": after + 2.9, "action": "drop", "at": [1, 4], "hand": 1},
+            {"t": after + 3.3, "action": "drop", "at": [1, 5], "hand": 1},
+        ],
+    }
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+@pytest.mark.parametrize(("grams", "seconds"), [(30, 0.5), (80, 0.6), (150, 1.0), (300, 8.0)])
+def test_a_palm_resting_and_a_forearm_leaning_where_no_step_is_due_raise_no_flag(
+    rate: int, grams: float, seconds: float
+) -> None:
+    """Issue 12: rests of 30 g for 0.5 s to 300 g for 8 s on a cup where nothing is due (and a
+    forearm on the board's edge meanwhile) are hands, not seeds: no flag, no step, and the
+    belief stays the truth."""
+    simulation, referee = run_simulation(
+        parse_scenario(_resting_hands(rate, grams, seconds), "rest")
+    )
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [(s["step"], s["at"]) for s in result["steps"] if s["step"] != "end_turn"][:4] == [
+        ("pickup", [0, 2]),
+        ("sow", [0, 3]),
+        ("sow", [0, 4]),
+        ("sow", [0, 5]),
+    ]
+    _same_as_truth(result)
