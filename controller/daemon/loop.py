@@ -1226,7 +1226,8 @@ class BoardLoop:
             or not 1 <= seconds <= limit
         ):
             raise CommandError(
-                "seconds", f"{seconds!r} is not a number of seconds from 1 to {limit}"
+                "seconds",
+                f"{seconds!r} is not a number of seconds from 1 to {limit} ([recorder] seconds)",
             )
         reason = args.get("reason", "admin")
         if reason not in ("admin", "cli"):

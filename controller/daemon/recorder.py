@@ -239,18 +239,18 @@ class Recorder:
     def start_for(
         self, seconds: float | None = None, before: float | None = None
     ) -> tuple[int, Anchor | None]:
-        """The first frame and anchor of a recording: the session's frames in the ring from
-        its first anchor; of (at least) the last `seconds`, from the last anchor at or before
-        that point if there is one; from an anchor before `before` only (a flag's recording
-        must replay the flag). Without a fitting anchor, all the frames and no referee start:
-        they are still evidence, for a person to look at."""
+        """The first frame and anchor of a recording: all the session's frames in the ring,
+        from its first anchor; of (at least) the last `seconds`, from the last anchor at or
+        before that point if there is one; of a flag raised at `before`, from the last anchor
+        before it (the least that replays the flag). Without a fitting anchor, all the frames
+        and no referee start: they are still evidence, for a person to look at."""
         first = max(self.ring.oldest(), self.session_first)
         anchors = [a for a in self.anchors if a.first >= first]
         if seconds is not None and self.ring.total:
             since = self.ring.t_of(self.ring.total - 1) - seconds
             anchors = [a for a in anchors if a.t <= since][-1:] or anchors
         if before is not None:
-            anchors = [a for a in anchors if a.t < before]
+            anchors = [a for a in anchors if a.t < before][-1:]
         return (anchors[0].first, anchors[0]) if anchors else (first, None)
 
     def save(self, reason: str, seconds: float | None = None, before: float | None = None) -> str:
@@ -310,16 +310,18 @@ class Recorder:
         self.error = None
 
     def _prune(self) -> None:
-        kept = sorted(self.directory.glob(f"rec-*{SUFFIX}"))
+        """The oldest written go first (by time written: names of one second are not in
+        order, and one thread writes them all, one after the other)."""
+        kept = sorted(self.directory.glob(f"rec-*{SUFFIX}"), key=_written)
         for old in kept[: max(0, len(kept) - self.settings.keep)]:
             with contextlib.suppress(OSError):
                 old.unlink()
 
     def status(self) -> dict[str, Any]:
-        """For the snapshot's `daemon` section."""
-        held = self.ring.total - self.ring.oldest()
+        """For the snapshot's `daemon` section (only what changes seldom: the loop publishes
+        a snapshot whenever this changes)."""
         return {
-            "seconds": round(held / self.rate_sps, 1) if self.rate_sps else 0.0,
+            "seconds": self.settings.seconds,
             "saved": self.saved,
             "last": self.last,
             "error": self.error,
@@ -333,3 +335,10 @@ class Recorder:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+def _written(path: Path) -> tuple[int, str]:
+    try:
+        return path.stat().st_mtime_ns, path.name
+    except OSError:
+        return 0, path.name
