@@ -70,8 +70,10 @@ def run_recording(recording: Recording) -> Referee | None:
         mapping = board.mapping(rules.n)
         calibration = [(float(o), float(s)) for o, s in header["calibration"]]
         follower = StepFollower.new(rules)
-        for step in start["steps"]:
-            follower.feed(Step.from_json(step))
+        for k, step in enumerate(start["steps"]):
+            verdict = follower.feed(Step.from_json(step))
+            if not verdict.accepted:
+                raise ValueError(f"start step {k + 1} is not a step of this game: {verdict.reason}")
     except (OptionError, BoardFileError, tomllib.TOMLDecodeError) as err:
         raise RecordingError(f"{name}: header: {err}") from None
     except (KeyError, TypeError, ValueError) as err:
