@@ -299,7 +299,8 @@ class Recorder:
     ) -> None:
         """The writer thread: compress, write atomically, delete the oldest beyond `keep`."""
         try:
-            write_bytes_atomic(self.directory / name, encode_recording(header, block, live))
+            data = encode_recording(header, block, live, pause=lambda: time.sleep(0))
+            write_bytes_atomic(self.directory / name, data)
             self._prune()
         except Exception as err:  # a full SD card must not stop a game
             self.error = f"{name}: {err}"

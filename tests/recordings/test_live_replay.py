@@ -39,6 +39,7 @@ def test_a_flag_saves_a_recording_that_replays_as_live(tmp_path: Path) -> None:
         board.settle()
         board.run(8.0)  # the flag's recording waits for the aftermath
         board.loop.recorder.flush()
+        board.run(0.1)  # a tick publishes what the writer thread did
         (path,) = recordings(tmp_path / "data")
         status = board.status()["daemon"]["recorder"]
         assert status["saved"] == 1 and status["last"] == path.name and not status["pending"]
