@@ -47,6 +47,7 @@ BURST_MAX_S = 20.0  # ... and a burst of flags this long at most after its first
 # The board at rest between moves is noted this often at most (a sixth of the ring, so a
 # short ring still holds a few).
 ANCHOR_EVERY_S = 10.0
+REST_CHECK_S = 0.25  # how often the loop is asked to check for rest (it weighs a second)
 HEADROOM = 1.25  # the ring holds this much more than `seconds` at the nominal rate
 
 
@@ -189,6 +190,7 @@ class Recorder:
         self.anchors: list[Anchor] = []
         self.flags_seen = 0
         self.burst: tuple[float, float] | None = None  # (first flag's t, when to save)
+        self._rest_asked = -1e9
         self.saved = 0
         self.last: str | None = None
         self.error: str | None = None
@@ -217,9 +219,15 @@ class Recorder:
         self.anchors.append(Anchor(first, self.ring.t_of(first), kind, steps))
 
     def wants_rest_anchor(self, now: float) -> bool:
-        """Time to note the board at rest again (the loop checks that it is)."""
+        """Time to note the board at rest again (the loop checks that it is, at most every
+        REST_CHECK_S: between moves a hand may hover for long)."""
         every = min(ANCHOR_EVERY_S, self.settings.seconds / 6)
-        return not self.anchors or now - self.anchors[-1].t >= every
+        if (
+            self.anchors and now - self.anchors[-1].t < every
+        ) or now - self._rest_asked < REST_CHECK_S:
+            return False
+        self._rest_asked = now
+        return True
 
     def tick(self, now: float, flags_raised: int) -> None:
         """`flags_raised`: how many flags the daemon has raised so far; a new one starts (or
