@@ -626,6 +626,17 @@ class BoardLoop:
     # -- setup: weigh the board before the referee starts ----------------------------------------
 
     def _enter_setup(self, follower: StepFollower) -> None:
+        # (first: a flag's recording still waiting is saved with the referee that raised it)
+        self.recorder.new_session(
+            SessionInfo(
+                self.board.name,
+                self._board_text,
+                self.game.variant,
+                dict(self.game.options),
+                self.calibration.cells,
+                self._game_steps(),
+            )
+        )
         if self.referee is not None:
             for flag in self._referee_flags():
                 flag["active"] = False  # the board is checked again from scratch
@@ -637,16 +648,6 @@ class BoardLoop:
         )
         self.window.clear()
         self._completed_seen = len(follower.completed)
-        self.recorder.new_session(
-            SessionInfo(
-                self.board.name,
-                self._board_text,
-                self.game.variant,
-                dict(self.game.options),
-                self.calibration.cells,
-                self._game_steps(),
-            )
-        )
 
     def _seed_guess(self, levels: list[float | None], counts: dict[Place, int]) -> float | None:
         game = self.game

@@ -194,7 +194,7 @@ class Recorder:
         self.saved = 0
         self.last: str | None = None
         self.error: str | None = None
-        self._names: set[str] = set()
+        self._stamp = ("", 0)  # the last file name's time stamp, and how many had it
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sowboard-recorder")
 
     # -- fed by the loop --------------------------------------------------------------------------
@@ -205,7 +205,10 @@ class Recorder:
 
     def new_session(self, session: SessionInfo) -> None:
         """The follower starts over (a new game, an undo, a calibration): earlier frames can no
-        longer be replayed with it."""
+        longer be replayed with it. A flag's recording still waiting for its aftermath is
+        saved now, or it would be lost (a new game right after a flag)."""
+        if self.burst is not None:
+            self._save_burst()
         self.session = session
         self.session_first = self.ring.total
         self.anchors = []
@@ -238,8 +241,13 @@ class Recorder:
                 first = now if self.burst is None else self.burst[0]
                 self.burst = (first, min(now + AFTER_FLAG_S, first + BURST_MAX_S))
         if self.burst is not None and now >= self.burst[1]:
-            first_flag = self.burst[0]
-            self.burst = None
+            self._save_burst()
+
+    def _save_burst(self) -> None:
+        assert self.burst is not None
+        first_flag = self.burst[0]
+        self.burst = None
+        with contextlib.suppress(ValueError):  # no frames yet: nothing to save
             self.save("flag", before=first_flag)
 
     # -- saving -----------------------------------------------------------------------------------
@@ -294,13 +302,11 @@ class Recorder:
         }
 
     def _name(self, reason: str) -> str:
+        """`rec-DATE-TIME-REASON.jsonl.gz`; `-2`, `-3`, ... for more in the same second."""
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        name, k = f"rec-{stamp}-{reason}{SUFFIX}", 1
-        while name in self._names:
-            k += 1
-            name = f"rec-{stamp}-{reason}-{k}{SUFFIX}"
-        self._names.add(name)
-        return name
+        k = self._stamp[1] + 1 if self._stamp[0] == stamp else 1
+        self._stamp = (stamp, k)
+        return f"rec-{stamp}-{reason}{f'-{k}' if k > 1 else ''}{SUFFIX}"
 
     def _write(
         self, name: str, header: dict[str, Any], block: FrameBlock, live: dict[str, Any]

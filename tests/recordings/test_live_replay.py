@@ -132,3 +132,21 @@ def test_a_recording_holds_what_a_bug_report_needs_and_nothing_else(tmp_path: Pa
 
     text = gzip.decompress(path.read_bytes()).decode()
     assert "8642" not in text and str(tmp_path) not in text
+
+
+def test_a_new_game_right_after_a_flag_keeps_the_flag_s_recording(tmp_path: Path) -> None:
+    board = Board(make_config(tmp_path / "data"))
+    try:
+        board.ready()
+        board.loop.execute("sim_mistake", {"kind": "foreign_seed"})
+        board.run_until(lambda: any(f["active"] for f in board.status()["flags"]))
+        board.run(0.1)
+        board.loop.execute("new_game", {"variant": "kalah"})
+        board.loop.recorder.flush()
+        (path,) = recordings(tmp_path / "data")
+    finally:
+        board.stop()
+    recording = load_recording(path)
+    assert recording.header["variant"] == "congkak"
+    assert "foreign_seed" in [f["kind"] for f in recording.live["flags"]]
+    replayed_as_live(recording)

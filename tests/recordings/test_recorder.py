@@ -128,3 +128,30 @@ def test_a_recording_that_cannot_be_written_is_reported_and_the_game_goes_on(
     assert status["saved"] == 0 and status["last"] is None
     assert status["error"].startswith(name)
     clock.run(1.0)  # the recorder goes on taking frames
+
+
+def test_a_new_game_right_after_a_flag_saves_its_recording_at_once(tmp_path: Path) -> None:
+    clock = Clock(tmp_path)
+    clock.run(1.0)
+    clock.recorder.anchor(5, "start", ())
+    clock.run(1.0, flags=1)
+    session = clock.recorder.session
+    assert session is not None
+    clock.recorder.new_session(SessionInfo("congkak7", "", "kalah", {}, session.calibration, ()))
+    (path,) = clock.files()
+    recording = load_recording(path)
+    assert recording.header["variant"] == "congkak"  # the game the flag was raised in
+    assert recording.header["start"]["referee"] == "start"
+    assert not clock.recorder.status()["pending"]
+    clock.run(AFTER_FLAG_S + 1, flags=1)
+    assert len(clock.files()) == 1
+
+
+def test_file_names_of_one_second_are_numbered(tmp_path: Path) -> None:
+    clock = Clock(tmp_path)
+    clock.run(1.0)
+    names = [clock.recorder.save("admin") for _ in range(3)]
+    stamp = names[0].removeprefix("rec-").removesuffix("-admin.jsonl.gz")
+    if all(stamp in name for name in names):  # (the clock's second may turn meanwhile)
+        assert names[1:] == [f"rec-{stamp}-admin-2.jsonl.gz", f"rec-{stamp}-admin-3.jsonl.gz"]
+    assert len(clock.files()) == 3
