@@ -31,11 +31,13 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.rules import Place
+from controller.sensing.recording import SUFFIX
 
 from .config import Config
 from .files import (
     CALIBRATION_FILE,
     JOURNAL_FILE,
+    RECORDINGS_DIR,
     SIM_BOARD_FILE,
     DataFileError,
     load_calibration,
@@ -246,6 +248,12 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
         )
     except DataFileError as err:
         report["calibration"] = f"unusable: {err}"
+    recordings = sorted((data / RECORDINGS_DIR).glob(f"rec-*{SUFFIX}"), key=os.path.getmtime)
+    report["recordings"] = {
+        "path": str(data / RECORDINGS_DIR),
+        "count": len(recordings),
+        "newest": recordings[-1].name if recordings else None,
+    }
     if config.source == "sim":
         try:
             layout = load_sim_board(data / SIM_BOARD_FILE, config.board, config.rules())
