@@ -818,11 +818,14 @@ class BoardLoop:
         return tuple(step for _t, step in self.game.steps)
 
     def _recorder_tick(self, now: float) -> None:
-        """Note the board at rest between moves for the recorder, and tell it of new flags
-        (every flag has its id once the snapshot was made)."""
-        if self.referee is not None and self.recorder.wants_rest_anchor(now) and self._at_rest():
+        """Note the board at rest between moves for the recorder, and tell it of the
+        referee's new flags (not the setup's `board_mismatch`: a board being laid out for a
+        new game is not a mistake worth a recording)."""
+        referee = self.referee
+        if referee is not None and self.recorder.wants_rest_anchor(now) and self._at_rest():
             self.recorder.anchor(len(self.window.frames), "rest", self._game_steps())
-        self.recorder.tick(now, self._next_flag_id - 1)
+        newest = max((f.serial for f in referee.flags), default=0) if referee else 0
+        self.recorder.tick(now, newest)
 
     def _at_rest(self) -> bool:
         """Between moves, no flag up, and the last second of frames at rest: a referee started

@@ -191,6 +191,7 @@ class Recorder:
         self.flags_seen = 0
         self.burst: tuple[float, float] | None = None  # (first flag's t, when to save)
         self._rest_asked = -1e9
+        self._last_flag_save = -1e9
         self.saved = 0
         self.last: str | None = None
         self.error: str | None = None
@@ -212,6 +213,7 @@ class Recorder:
         self.session = session
         self.session_first = self.ring.total
         self.anchors = []
+        self.flags_seen = 0
 
     def anchor(self, window_frames: int, kind: str, steps: tuple[Step, ...]) -> None:
         """The referee can start from the last `window_frames` frames (see the module
@@ -232,14 +234,17 @@ class Recorder:
         self._rest_asked = now
         return True
 
-    def tick(self, now: float, flags_raised: int) -> None:
-        """`flags_raised`: how many flags the daemon has raised so far; a new one starts (or
-        joins) a burst, saved `AFTER_FLAG_S` after its last flag."""
-        if flags_raised > self.flags_seen:
-            self.flags_seen = flags_raised
+    def tick(self, now: float, newest_flag: int) -> None:
+        """`newest_flag`: the serial of the newest flag the session's referee raised. A new
+        one starts (or joins) a burst, saved `AFTER_FLAG_S` after its last flag, and half a
+        ring after the last flag's recording at the soonest: a flag that comes and goes all
+        day (a loose cable) must not write the SD card all day."""
+        if newest_flag > self.flags_seen:
+            self.flags_seen = newest_flag
             if self.settings.on_flag:
                 first = now if self.burst is None else self.burst[0]
-                self.burst = (first, min(now + AFTER_FLAG_S, first + BURST_MAX_S))
+                due = min(now + AFTER_FLAG_S, first + BURST_MAX_S)
+                self.burst = (first, max(due, self._last_flag_save + self.settings.seconds / 2))
         if self.burst is not None and now >= self.burst[1]:
             self._save_burst()
 
@@ -247,6 +252,7 @@ class Recorder:
         assert self.burst is not None
         first_flag = self.burst[0]
         self.burst = None
+        self._last_flag_save = self.ring.t_of(self.ring.total - 1) if self.ring.total else 0.0
         with contextlib.suppress(ValueError):  # no frames yet: nothing to save
             self.save("flag", before=first_flag)
 

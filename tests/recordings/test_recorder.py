@@ -65,10 +65,28 @@ def test_a_burst_of_flags_saves_one_recording_after_its_aftermath(tmp_path: Path
     assert recording.header["start"] == {"referee": "rest", "steps": []}
     assert recording.frames[0].t == pytest.approx(1.1)
     assert recording.frames[-1].t == pytest.approx(3.1 + AFTER_FLAG_S)  # after the last flag
-    clock.run(2.0, flags=4)  # a later flag: a burst of its own
-    clock.run(AFTER_FLAG_S + 0.2, flags=4)
+    clock.run(2.0, flags=4)  # a later flag: a burst of its own, but not before half a ring
+    clock.run(AFTER_FLAG_S + 0.2, flags=4)  # (90 s) after the last flag's recording
+    assert len(clock.files()) == 1 and clock.recorder.status()["pending"]
+    clock.run(8.1 + 90 - clock.now - 0.05, flags=4)
+    assert len(clock.files()) == 1
+    clock.run(0.1, flags=4)
     assert len(clock.files()) == 2
     assert clock.recorder.status()["saved"] == 2
+
+
+def test_only_the_referee_s_new_flags_count_and_each_session_counts_afresh(
+    tmp_path: Path,
+) -> None:
+    clock = Clock(tmp_path)
+    clock.run(1.0, flags=2)
+    clock.run(AFTER_FLAG_S + 0.1, flags=2)
+    assert len(clock.files()) == 1
+    clock.recorder.new_session(clock.recorder.session)  # type: ignore[arg-type]
+    clock.run(100.0, flags=0)
+    clock.run(1.0, flags=1)  # a new referee's first flag
+    clock.run(AFTER_FLAG_S + 0.1, flags=1)
+    assert len(clock.files()) == 2
 
 
 def test_flags_that_go_on_are_saved_after_a_bounded_wait(tmp_path: Path) -> None:
