@@ -67,6 +67,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if (args.scenario is None) == (args.frames is None):
+        raise CommandError("give a scenario file or --frames RECORDING (one of them)")
+    if args.frames is not None:
+        return _simulate_frames(args.frames, args.compact)
     from controller.sim import ScenarioError, load_scenario
     from controller.simulate import report, run_simulation
 
@@ -76,6 +80,31 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CommandError(str(err)) from None
     simulation, referee = run_simulation(scenario)
     print(json.dumps(report(simulation, referee), indent=None if args.compact else 1))
+    return 0
+
+
+def _simulate_frames(path: str, compact: bool) -> int:
+    """The referee over a recording; status 1 when it differs from the live referee."""
+    from controller.sensing.recording import RecordingError, load_recording
+    from controller.simulate import recording_report, run_recording
+
+    try:
+        recording = load_recording(path)
+        result = recording_report(recording, run_recording(recording))
+    except RecordingError as err:
+        raise CommandError(str(err)) from None
+    print(json.dumps(result, indent=None if compact else 1))
+    return 1 if result["live"]["same"] is False else 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from controller.daemon.tools import RecordError, record
+
+    config = _config(args)
+    try:
+        print(record(config, args.seconds))
+    except RecordError as err:
+        raise CommandError(str(err)) from None
     return 0
 
 
@@ -190,8 +219,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("variant", nargs="?", help="only this variant")
     p.set_defaults(func=cmd_rules)
 
-    p = sub.add_parser("simulate", help="run the referee on the simulated board, print a report")
-    p.add_argument("scenario", help="the scenario file (JSON, see SIMULATION.md)")
+    p = sub.add_parser(
+        "simulate",
+        help="run the referee on the simulated board (or a recording), print a report",
+        description="Run the referee on a simulated scenario, or with --frames over a "
+        "recording of the daemon's frames; then it also says whether the steps and flags "
+        "equal the live ones recorded (exit status 1 when they differ).",
+    )
+    p.add_argument("scenario", nargs="?", help="the scenario file (JSON, see SIMULATION.md)")
+    p.add_argument(
+        "--frames", metavar="RECORDING", help="a recording (.jsonl.gz) instead of a scenario"
+    )
     p.add_argument("--compact", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_simulate)
 
@@ -238,6 +276,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--buttons", type=float, default=0.0, metavar="SECONDS", help="button test this long"
     )
     p.set_defaults(func=cmd_diag)
+
+    p = sub.add_parser(
+        "record",
+        help="ask the running daemon to save a recording of its last frames",
+        description="Ask the running daemon (its local web API, with the admin PIN from the "
+        "configuration) to save a recording of the last SECONDS of raw frames, steps and "
+        "flags in <data dir>/recordings/; prints the file's path.",
+    )
+    p.add_argument("--config", help="the configuration file (as for run)")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="at least this many seconds (default: all the daemon holds, [recorder] seconds)",
+    )
+    p.set_defaults(func=cmd_record)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument(

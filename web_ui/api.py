@@ -208,6 +208,14 @@ def admin_mode() -> Response:
     return run_command("mode", validate.mode_args(admin_body()))
 
 
+@bp.post("/admin/save_recording")
+def admin_save_recording() -> Response:
+    """A recording of the last frames (the admin page's button; `sowboard record`, which says
+    so with `?by=cli` and sends the PIN header)."""
+    reason = "cli" if request.args.get("by") == "cli" else "admin"
+    return run_command("save_recording", validate.save_recording_args(admin_body(), reason))
+
+
 @bp.post("/sim/move")
 def sim_move() -> Response:
     body = read_body()

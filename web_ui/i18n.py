@@ -238,6 +238,11 @@ EN: dict[str, str] = {
     "stage_reference": "3. A reference weight is in place",
     "calibrate_grams": "Reference weight (g)",
     "calibrate_go": "Calibrate",
+    "recording_heading": "Recording",
+    "recording_help": "Save the last minutes of the scales' raw readings with the steps and "
+    "flags, for a bug report (also saved a few seconds after every flag).",
+    "recording_save": "Save a recording",
+    "recording_saved": "Saved as {file} in the data directory's recordings folder.",
     "done": "Done.",
 }
 
@@ -454,6 +459,10 @@ JA: dict[str, str] = {
     "stage_reference": "3. 基準のおもりを置いた",
     "calibrate_grams": "基準のおもり(g)",
     "calibrate_go": "調整する",
+    "recording_heading": "記録",
+    "recording_help": "はかりの生の読み取り値の最後の数分を、手順とフラグと一緒に不具合報告用に保存します(フラグのたびに数秒後にも保存されます)。",
+    "recording_save": "記録を保存する",
+    "recording_saved": "データディレクトリの recordings フォルダに {file} として保存しました。",
     "done": "完了しました。",
 }
 

@@ -144,6 +144,15 @@ def mode_args(body: dict[str, Any]) -> dict[str, Any]:
     return {"mode": choice(body["mode"], "mode", MODES)}
 
 
+def save_recording_args(body: dict[str, Any], reason: str) -> dict[str, Any]:
+    """`seconds` (optional: all the daemon holds); the daemon checks it against its ring."""
+    only_fields(body, ("seconds",))
+    args: dict[str, Any] = {"reason": reason}
+    if body.get("seconds") is not None:
+        args["seconds"] = number(body["seconds"], "seconds", 1.0, 3600.0)
+    return args
+
+
 def login_pin(body: dict[str, Any]) -> str:
     only_fields(body, ("pin",))
     if "pin" not in body:

@@ -116,6 +116,16 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class RecorderSettings:
+    """The flight recorder (controller/daemon/recorder.py): how much it holds, how many
+    recordings it keeps, and whether a flag saves one."""
+
+    seconds: int = 180
+    keep: int = 20
+    on_flag: bool = True
+
+
+@dataclass(frozen=True)
 class ButtonSettings:
     enabled: bool = False
     pins: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
@@ -138,6 +148,7 @@ class Config:
     web: WebSettings
     buttons: ButtonSettings
     data_dir: Path
+    recorder: RecorderSettings = field(default_factory=RecorderSettings)
 
     @property
     def where(self) -> str:
@@ -326,6 +337,12 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         **{name: (_GPIO, DEFAULT_PINS[name]) for name in BUTTON_NAMES},
     },
     "data": {"dir": (_text(), "")},  # empty: default_data_dir()
+    "recorder": {
+        # 3 minutes at 80 SPS x 16 cells take about 1.2 MB; 15 minutes about 6 MB.
+        "seconds": (_num(10, 900, integer=True, unit="seconds"), RecorderSettings.seconds),
+        "keep": (_num(1, 1000, integer=True, unit="recordings"), RecorderSettings.keep),
+        "on_flag": (_bool(), RecorderSettings.on_flag),
+    },
 }
 
 _SUBSECTIONS = {"hardware": ("sim", "pi", "serial")}
@@ -463,6 +480,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         ),
         buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
+        recorder=RecorderSettings(**clean["recorder"]),
     )
 
 
@@ -543,4 +561,9 @@ mode = 19
 
 [data]
 dir = ""                    # empty: /var/lib/sowboard (service) or ~/.local/state/sowboard
+
+[recorder]
+seconds = 180               # raw frames kept for a recording, 10 to 900
+keep = 20                   # recordings kept in <data dir>/recordings (the oldest go first)
+on_flag = true              # a raised flag saves a recording (a few seconds after it)
 """

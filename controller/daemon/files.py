@@ -8,6 +8,7 @@ appended to (journal.py).
 - `calibration.json`: the zero and scale of every cell, and the seed mass if it was measured.
 - `sim_board.json`: on the simulated board, where the seeds physically lie (the simulated
   wood must survive a restart like real wood does).
+- `recordings/`: the flight recorder's recordings of raw frames (controller/daemon/recorder.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ CALIBRATION_FILE = "calibration.json"
 SIM_BOARD_FILE = "sim_board.json"
 JOURNAL_FILE = "game.jsonl"
 RECORDS_FILE = "records.jsonl"
+RECORDINGS_DIR = "recordings"
 
 
 class DataFileError(ValueError):
@@ -49,11 +51,16 @@ def fsync_dir(directory: Path) -> None:
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` so that a crash leaves the old or the new file, never half."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """`write_atomic` for bytes (a compressed recording)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.write(text)
+        with open(tmp, "wb") as out:
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

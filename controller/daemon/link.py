@@ -39,6 +39,8 @@ Status snapshot (all keys always present; places are `[player, pit]` / `[player,
                  "calibration": "file",  # file | simulator | nominal (not calibrated)
                  "notices": ["..."],     # journal problems, resumes, missing calibration
                  "steps": 42, "sim_busy": false, "idle": false,
+                 "recorder": {"seconds": 180, "saved": 2, "last": "rec-20260101-120000-flag.jsonl.gz",
+                              "error": null, "pending": false},  # recordings written
                  "loop": {"ticks": 900, "missed_ticks": 0, "lag_ms_p99": 1.2, "frames": 2400}}
     }
 
@@ -47,7 +49,9 @@ once a second and animated LED colours at most ten times a second; everything el
 published at the next tick (1/30 s) after it changes.
 
 Commands (`command(name, args)`): `new_game` {variant?, options?}, `undo` {}, `calibrate`
-{stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, and on the simulated board
+{stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, `save_recording`
+{seconds?, reason?: "admin" | "cli"} (the flight recorder writes the last `seconds`, at most
+`[recorder] seconds`, to `<data_dir>/recordings/` in the background: {file}), and on the simulated board
 `sim_move` {pit} (the virtual hand plays that move for the player to move; in a simultaneous
 opening {pits: [hand 0's, hand 1's]}, both hands at once), `sim_mistake`
 {kind} (one of the flag kinds the simulator can act out), `sim_actions` {actions: [...]}

@@ -81,6 +81,7 @@ from .feed import Feed, HardwareFeed, SimFeed
 from .files import (
     CALIBRATION_FILE,
     JOURNAL_FILE,
+    RECORDINGS_DIR,
     RECORDS_FILE,
     SIM_BOARD_FILE,
     Calibration,
@@ -103,8 +104,18 @@ from .journal import (
 )
 from .link import CommandError
 from .notify import Notifier
+from .recorder import Recorder, SessionInfo, read_board_text, software_version
 
-COMMANDS = ("new_game", "undo", "calibrate", "mode", "sim_move", "sim_mistake", "sim_actions")
+COMMANDS = (
+    "new_game",
+    "undo",
+    "calibrate",
+    "mode",
+    "save_recording",
+    "sim_move",
+    "sim_mistake",
+    "sim_actions",
+)
 LED_PUBLISH_S = 0.1  # animated colours reach the page at most 10 times a second
 SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a second
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
@@ -325,6 +336,16 @@ class BoardLoop:
             config, self.board.led_count, getattr(self.feed, "source", None)
         )
         self.buttons = buttons if buttons is not None else open_buttons(config, pin_factory)
+        self._board_text = read_board_text(self.board)
+        self.recorder = Recorder(
+            config.recorder,
+            self.data_dir / RECORDINGS_DIR,
+            self.feed.cell_count,
+            self.rate_sps,
+            live=self._live_results,
+            software=software_version(),
+            out=self.out,
+        )
 
         # Loop state.
         self.window = LevelWindow(self.feed.cell_count, seconds=1.0)
@@ -581,10 +602,12 @@ class BoardLoop:
                 self.buttons.close()
         with contextlib.suppress(Exception):
             self.feed.close()
+        self.recorder.close()
 
     # -- frames ---------------------------------------------------------------------------------
 
     def _on_frames(self, frames: list[Frame]) -> None:
+        self.recorder.add(frames)
         referee = self.referee
         for frame in frames:
             self.window.add(frame)
@@ -603,6 +626,17 @@ class BoardLoop:
     # -- setup: weigh the board before the referee starts ----------------------------------------
 
     def _enter_setup(self, follower: StepFollower) -> None:
+        # (first: a flag's recording still waiting is saved with the referee that raised it)
+        self.recorder.new_session(
+            SessionInfo(
+                self.board.name,
+                self._board_text,
+                self.game.variant,
+                dict(self.game.options),
+                self.calibration.cells,
+                self._game_steps(),
+            )
+        )
         if self.referee is not None:
             for flag in self._referee_flags():
                 flag["active"] = False  # the board is checked again from scratch
@@ -692,6 +726,7 @@ class BoardLoop:
             return
         for frame in source.frames:  # what start-up did not need
             referee.process(frame)
+        self.recorder.anchor(len(frames), "start", self._game_steps())
         self.referee = referee
         self.setup = None
         self.session_steps = []
@@ -717,6 +752,7 @@ class BoardLoop:
             self._sim_tick(now)
         self._render(now)
         self._publish(now)
+        self._recorder_tick(now)
         self._systemd()
 
     def _buttons(self, now: float) -> None:
@@ -777,6 +813,44 @@ class BoardLoop:
             self.game.recorded = True
             self._over_since = now
             self._archive_record(finished=True)
+
+    def _game_steps(self) -> tuple[Step, ...]:
+        return tuple(step for _t, step in self.game.steps)
+
+    def _recorder_tick(self, now: float) -> None:
+        """Note the board at rest between moves for the recorder, and tell it of the
+        referee's new flags (not the setup's `board_mismatch`: a board being laid out for a
+        new game is not a mistake worth a recording)."""
+        referee = self.referee
+        if referee is not None and self.recorder.wants_rest_anchor(now) and self._at_rest():
+            self.recorder.anchor(len(self.window.frames), "rest", self._game_steps())
+        newest = max((f.serial for f in referee.flags), default=0) if referee else 0
+        self.recorder.tick(now, newest)
+
+    def _at_rest(self) -> bool:
+        """Between moves, no flag up, and the last second of frames at rest: a referee started
+        from these frames with the game's steps would see what the live one sees."""
+        referee = self.referee
+        assert referee is not None
+        window = self.window
+        return (
+            referee.phase() == "start"
+            and at_move_boundary(referee.game)
+            and not any(f.active for f in referee.flags)
+            and window.span() >= STARTUP_S + 0.1
+            and len(window.frames) >= STARTUP_FRAMES
+            and window.at_rest(list(self.calibration.cells), referee.seed_g)
+        )
+
+    def _live_results(self, since: float) -> dict[str, Any]:
+        """What the live referee recognised and flagged from `since` on (a recording's)."""
+        referee = self.referee
+        if referee is None:
+            return {"steps": [], "flags": []}
+        return {
+            "steps": [s.to_json() for s in referee.steps if s.t >= since],
+            "flags": [f.to_json() for f in referee.flags if f.t >= since],
+        }
 
     def _archive_record(self, finished: bool) -> None:
         record = self._record()
@@ -930,6 +1004,7 @@ class BoardLoop:
                 "steps": len(self.game.steps),
                 "sim_busy": self.sim is not None and self.now < self.busy_until,
                 "idle": self.idle(self.now),
+                "recorder": self.recorder.status(),
             },
         }
 
@@ -1145,6 +1220,27 @@ class BoardLoop:
             raise CommandError("mode", f"{mode!r} is not a mode, allowed: {', '.join(MODES)}")
         self.mode = mode
         return {"mode": mode}
+
+    def _cmd_save_recording(self, args: dict[str, Any]) -> dict[str, Any]:
+        seconds = args.get("seconds")
+        limit = self.config.recorder.seconds
+        if seconds is not None and (
+            not isinstance(seconds, int | float)
+            or isinstance(seconds, bool)
+            or not 1 <= seconds <= limit
+        ):
+            raise CommandError(
+                "seconds",
+                f"{seconds!r} is not a number of seconds from 1 to {limit} ([recorder] seconds)",
+            )
+        reason = args.get("reason", "admin")
+        if reason not in ("admin", "cli"):
+            raise CommandError("reason", f"{reason!r} is not allowed, allowed: admin, cli")
+        try:
+            name = self.recorder.save(reason, None if seconds is None else float(seconds))
+        except ValueError as err:
+            raise CommandError("command", str(err)) from None
+        return {"file": name}
 
     def _cmd_calibrate(self, args: dict[str, Any]) -> dict[str, Any]:
         stage = args.get("stage")

@@ -9,6 +9,11 @@ to do, so the whole procedure can be tried (and tested) without wood.
 `diag` says what a support call needs: the configuration, the data files and what is wrong in
 them, whether the hardware libraries and devices are there, and (with `--sensors`) what every
 cell reads for two seconds.
+
+`record` asks the running daemon for a recording. The daemon has no control channel but its
+web API, so it posts to the admin API on the daemon's own address with the PIN from the
+configuration file: whoever can read that file may record, as the admin page allows, and no
+unauthenticated way in is added (a local-only endpoint would trust every user of the Pi).
 """
 
 from __future__ import annotations
@@ -20,16 +25,19 @@ import json
 import os
 import statistics
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 from controller.rules import Place
+from controller.sensing.recording import SUFFIX
 
 from .config import Config
 from .files import (
     CALIBRATION_FILE,
     JOURNAL_FILE,
+    RECORDINGS_DIR,
     SIM_BOARD_FILE,
     DataFileError,
     load_calibration,
@@ -240,6 +248,12 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
         )
     except DataFileError as err:
         report["calibration"] = f"unusable: {err}"
+    recordings = sorted((data / RECORDINGS_DIR).glob(f"rec-*{SUFFIX}"), key=os.path.getmtime)
+    report["recordings"] = {
+        "path": str(data / RECORDINGS_DIR),
+        "count": len(recordings),
+        "newest": recordings[-1].name if recordings else None,
+    }
     if config.source == "sim":
         try:
             layout = load_sim_board(data / SIM_BOARD_FILE, config.board, config.rules())
@@ -265,9 +279,16 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
     return report
 
 
-def _daemon_state(config: Config) -> Any:
+def _daemon_url(config: Config, path: str) -> str:
+    """The running daemon's web API on this machine."""
     host = "127.0.0.1" if config.web.host in ("0.0.0.0", "::") else config.web.host
-    url = f"http://{host}:{config.web.port}/api/state"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{config.web.port}{path}"
+
+
+def _daemon_state(config: Config) -> Any:
+    url = _daemon_url(config, "/api/state")
     try:
         with urllib.request.urlopen(url, timeout=1.0) as response:
             status = json.loads(response.read())
@@ -405,3 +426,53 @@ def button_test(
     finally:
         buttons.close()
     return pressed
+
+
+# -- record ---------------------------------------------------------------------------------------
+
+
+class RecordError(Exception):
+    """`sowboard record` could not get a recording; the message says why."""
+
+
+def _api(url: str, pin: str | None = None, body: dict[str, Any] | None = None) -> Any:
+    """GET (or with `body`, POST with the admin PIN) a daemon API URL; RecordError on failure."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method="GET" if body is None else "POST")
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+        request.add_header("X-Sowboard-Pin", pin or "")
+    try:
+        with urllib.request.urlopen(request, timeout=15.0) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        why = f"HTTP {err.code}"
+        with contextlib.suppress(Exception):
+            why = str(json.loads(err.read())["error"])
+        raise RecordError(f"the daemon refused: {why}") from None
+    except (OSError, ValueError) as err:
+        raise RecordError(f"no daemon answers at {url} ({err})") from None
+
+
+def record(config: Config, seconds: float | None, wait_s: float = 30.0) -> str:
+    """Ask the running daemon for a recording and wait until it is written; its path."""
+    pin = config.web.admin_pin
+    if pin is None:
+        raise RecordError(
+            f"web.admin_pin is empty in {config.where}: recordings are asked for through the "
+            "admin API (or the admin page's button), which needs a PIN"
+        )
+    body = {} if seconds is None else {"seconds": seconds}
+    answer = _api(_daemon_url(config, "/api/admin/save_recording?by=cli"), pin, body)
+    name = answer["result"]["file"]
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        daemon = _api(_daemon_url(config, "/api/state")).get("daemon", {})
+        recorder = daemon.get("recorder", {})
+        if recorder.get("last") == name:
+            return os.path.join(daemon.get("data_dir", str(config.data_dir)), "recordings", name)
+        error = recorder.get("error") or ""
+        if error.startswith(name):
+            raise RecordError(f"the daemon could not write the recording: {error}")
+        time.sleep(0.2)
+    raise RecordError(f"the daemon did not write {name} within {wait_s:g} s")

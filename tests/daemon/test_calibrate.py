@@ -58,6 +58,7 @@ def test_diag_reports_the_data_files_and_what_is_wrong_in_them(tmp_path: Path) -
     board = Board(config)
     board.ready()
     board.play(3)
+    name = board.loop.execute("save_recording", {})["file"]
     board.stop()
     journal = tmp_path / "data" / "game.jsonl"
     journal.write_text(journal.read_text() + '{"type":"step"')
@@ -68,5 +69,6 @@ def test_diag_reports_the_data_files_and_what_is_wrong_in_them(tmp_path: Path) -
     assert "truncated" in report["journal"]["problems"][0]
     assert report["calibration"] == "none"
     assert report["sim_board"]["pits"][0][3] == 0
+    assert report["recordings"]["count"] == 1 and report["recordings"]["newest"] == name
     assert report["daemon"].startswith("not answering")
     assert set(report["hardware"]) >= {"lgpio", "neopixel", "/dev/gpiochip0", "groups"}

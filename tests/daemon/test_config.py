@@ -30,6 +30,9 @@ MISTAKES = [
     ("[leds]\nmax_current_a = 0\n", ["leds.max_current_a = 0", "allowed: 0.1 to 20 (amps)"]),
     ("[web]\nport = 70000\n", ["web.port = 70000 is out of range", "0 to 65535"]),
     ("[leds]\nfps = 0\n", ["leds.fps = 0 is out of range", "5 to 60"]),
+    ("[recorder]\nseconds = 3600\n", ["recorder.seconds = 3600 is out of range", "10 to 900"]),
+    ("[recorder]\nkeep = 0\n", ["recorder.keep = 0 is out of range", "1 to 1000"]),
+    ('[recorder]\non_flag = "yes"\n', ['recorder.on_flag = "yes"', "true or false"]),
     ("[hardware.sim]\nspeed = 100.0\n", ["hardware.sim.speed = 100.0", "0.1 to 50"]),
     ("[buttons]\nundo = 40\n", ["buttons.undo = 40 is out of range", "0 to 27 (BCM GPIO)"]),
     # the wrong type

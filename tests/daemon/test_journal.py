@@ -141,6 +141,9 @@ def test_a_damaged_line_in_the_middle_keeps_the_part_before_it(config: Config) -
         status = board.status()
         assert not any(f["active"] for f in status["flags"])
         assert status["game"]["history"] == [{"ply": 1, "player": 0, "pit": 3}]
+        # A board laid out again is no mistake of the hands: no flag recording for it.
+        board.run(10.0)
+        assert not list((config.data_dir / "recordings").glob("*"))
     finally:
         board.stop()
 

@@ -136,3 +136,39 @@ def test_the_admin_starts_a_new_game_and_changes_the_mode(
     assert wrong.status_code == 400
     assert wrong.get_json()["field"] == "options"
     assert client.post("/api/admin/undo", json={}, headers=headers).status_code == 409
+
+
+def test_sowboard_record_asks_the_running_daemon_over_http(tmp_path: Path) -> None:
+    """`sowboard record` posts to the admin API with the configuration's PIN and waits until
+    the recording is written."""
+    import socket
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from controller.daemon.tools import RecordError, record
+    from controller.sensing.recording import load_recording
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = make_config(tmp_path, web={"admin_pin": PIN, "port": port})
+    loop = BoardLoop(config, speed=20.0, out=lambda text: None).start()
+    server = make_server("127.0.0.1", port, make_app(loop, config), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        wait_for(loop, playing)
+        path = record(config, seconds=2.0)
+        recording = load_recording(path)
+        assert recording.header["reason"] == "cli" and Path(path).parent == tmp_path / "recordings"
+        wrong = make_config(tmp_path, web={"admin_pin": "1357", "port": port})
+        with pytest.raises(RecordError, match="the daemon refused: wrong PIN"):
+            record(wrong, seconds=2.0)
+        with pytest.raises(RecordError, match=r"web\.admin_pin is empty"):
+            record(make_config(tmp_path, web={"port": port}), seconds=2.0)
+    finally:
+        server.shutdown()
+        loop.stop()
+    with pytest.raises(RecordError, match=r"no daemon answers at http://127\.0\.0\.1"):
+        record(config, seconds=2.0)

@@ -1,8 +1,8 @@
 """Every sample source keeps the `SampleSource` contract of controller/sensing/frames.py.
 
 One parametrised fixture builds each source on its bench: the Pi-only reader on a fake lgpio with
-HX711 models, the Pico link through a pty with the firmware on the PIO emulator, and the
-simulated board. The checks: frames have increasing t and seq, raw values are ints in the
+HX711 models, the Pico link through a pty with the firmware on the PIO emulator, the
+simulated board, and a recording of frames (what `sowboard simulate --frames` replays). The checks: frames have increasing t and seq, raw values are ints in the
 signed 24-bit range or None, one per cell; status() answers; close() can be called twice.
 """
 
@@ -17,6 +17,7 @@ import pytest
 
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame, SampleSource, SourceStatus
 from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
+from controller.sensing.recording import RecordingSource, encode_recording, load_recording
 from controller.sensing.serial_source import SerialSource
 from tests.hardware.fake_lgpio import FakeLgpio
 from tests.hardware.hx711_model import HX711Model
@@ -68,9 +69,28 @@ def sim_source(
     return SimSource(world, endless=True), lambda: None
 
 
+def recording_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[SampleSource, Callable[[], None]]:
+    """Frames of the Pi-only bench (every value, and a cell that gave nothing), recorded."""
+    bench, _ = pi_gpio_source(tmp_path, monkeypatch)
+    frames = take(bench, 14)
+    bench.close()
+    frames[3] = Frame(frames[3].t, (None, *frames[3].raw[1:]), frames[3].seq)
+    header = {"cells": bench.cell_count, "rate_sps": 80}
+    path = tmp_path / "contract.jsonl.gz"
+    path.write_bytes(encode_recording(header, frames, {"steps": [], "flags": []}))
+    return RecordingSource(load_recording(path)), lambda: None
+
+
 # ------------------------------------------------------------------------------------------------
 
-SOURCES = {"pi_gpio": pi_gpio_source, "serial": serial_source, "sim": sim_source}
+SOURCES = {
+    "pi_gpio": pi_gpio_source,
+    "serial": serial_source,
+    "sim": sim_source,
+    "recording": recording_source,
+}
 
 
 @pytest.fixture(params=sorted(SOURCES))

@@ -198,6 +198,9 @@ class FakeLink:
             raise CommandError("grams", "the reference stage needs the weight in grams")
         return {"stage": args.get("stage")}
 
+    def _cmd_save_recording(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"file": f"rec-20260101-000000-{args.get('reason', 'admin')}.jsonl.gz"}
+
     def _cmd_mode(self, args: dict[str, Any]) -> dict[str, Any]:
         if args.get("mode") not in ("play", "teach", "demo"):
             raise CommandError("mode", f"unknown mode {args.get('mode')!r}")

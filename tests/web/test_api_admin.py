@@ -23,6 +23,23 @@ def post(client: FlaskClient, path: str, body: Any = None, **headers: str) -> An
 # ---------------------------------------------------------------- the PIN
 
 
+def test_save_recording_is_an_admin_command(client: FlaskClient, link: FakeLink) -> None:
+    assert post(client, "/api/admin/save_recording").status_code == 403
+    response = post(client, "/api/admin/save_recording", {"seconds": 30}, **ADMIN)
+    assert response.status_code == 200
+    assert response.get_json()["result"]["file"].endswith("-admin.jsonl.gz")
+    response = post(client, "/api/admin/save_recording?by=cli", {}, **ADMIN)
+    assert response.get_json()["result"]["file"].endswith("-cli.jsonl.gz")
+    assert link.commands == [
+        ("save_recording", {"reason": "admin", "seconds": 30.0}),
+        ("save_recording", {"reason": "cli"}),
+    ]
+    bad = post(client, "/api/admin/save_recording", {"seconds": "all"}, **ADMIN)
+    assert bad.status_code == 400 and bad.get_json()["field"] == "seconds"
+    bad = post(client, "/api/admin/save_recording", {"reason": "flag"}, **ADMIN)
+    assert bad.status_code == 400 and bad.get_json()["field"] == "reason"
+
+
 def test_admin_command_without_pin_is_refused(client: FlaskClient, link: FakeLink) -> None:
     response = post(client, "/api/admin/mode", {"mode": "teach"})
 

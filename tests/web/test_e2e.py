@@ -343,6 +343,11 @@ def test_admin_logs_in_and_changes_the_mode(
     page.get_by_role("button", name="Set the mode").click()
     expect(page.locator("#admin-result")).to_have_text("Done.")
     assert link.commands[-1] == ("mode", {"mode": "teach"})
+    page.get_by_role("button", name="Save a recording").click()
+    expect(page.locator("#admin-result")).to_have_text(
+        "Saved as rec-20260101-000000-admin.jsonl.gz in the data directory's recordings folder."
+    )
+    assert link.commands[-1] == ("save_recording", {"reason": "admin"})
 
     page.reload()  # the session survives a reload
     expect(page.locator("#admin-state")).to_have_attribute("data-admin", "yes")

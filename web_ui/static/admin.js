@@ -91,6 +91,14 @@
     send("/api/admin/undo", {});
   });
 
+  document.getElementById("save-recording").addEventListener("click", function () {
+    send("/api/admin/save_recording", {}).then(function (answer) {
+      if (answer && answer.ok) {
+        result.textContent = t("recording_saved", { file: answer.data.result.file });
+      }
+    });
+  });
+
   document.getElementById("mode-form").addEventListener("submit", function (event) {
     event.preventDefault();
     send("/api/admin/mode", { mode: document.getElementById("mode-select").value });
