@@ -109,6 +109,10 @@ LED_PUBLISH_S = 0.1  # animated colours reach the page at most 10 times a second
 SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a second
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
 HINT_S = 3.0
+# A button counts once in this window: a finger presses a button a few times a second at the
+# most, and a bouncing contact or a script of presses must not cost the loop one command each
+# (500 scripted `new_game` presses in one tick held the loop for 14 s, past the watchdog).
+BUTTON_REPEAT_S = 0.25
 DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
 # demo mode: a game standing still this long (a flag nobody puts right, a step the virtual
 # hands will not make) makes way for a new one
@@ -348,6 +352,7 @@ class BoardLoop:
         self.tick_s = 1.0 / config.leds.fps
         self.last_activity = self.now
         self.hint_until = -1.0
+        self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
         self.busy_until = -1.0  # the virtual hand is acting until then (loop time)
         self._save_layout_pending = False
         self._completed_seen = len(target.completed)
@@ -727,6 +732,9 @@ class BoardLoop:
             names.extend(self.buttons.drain())
         for name in names:
             self.last_activity = now
+            if now - self._button_at.get(name, -1e9) < BUTTON_REPEAT_S:
+                continue
+            self._button_at[name] = now
             try:
                 if name == "new_game":
                     self.execute("new_game", {})
