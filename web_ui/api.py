@@ -222,8 +222,16 @@ def sim_mistake() -> Response:
     return run_command("sim_mistake", validate.sim_mistake_args(body))
 
 
+# The board buttons that do what an admin command does: pressed by a script, they need the
+# admin PIN as that command does (only the simulated board's own play is open to everybody).
+ADMIN_BUTTONS = ("new_game", "undo", "mode")
+
+
 @bp.post("/sim/actions")
 def sim_actions() -> Response:
     body = read_body()
     status = sim_status()
-    return run_command("sim_actions", validate.sim_actions_args(body, game_pits(status)))
+    args = validate.sim_actions_args(body, game_pits(status))
+    if any(a.get("name") in ADMIN_BUTTONS for a in args["actions"] if a["action"] == "button"):
+        security.require_admin(request, web_state().guard)
+    return run_command("sim_actions", args)
