@@ -118,7 +118,9 @@ def parse_body() -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        validate.check_nesting(text)
+        body = json.loads(text)
     except (UnicodeDecodeError, ValueError) as error:
         raise ApiError(400, f"body: not valid JSON ({error})", "body") from error
     if not isinstance(body, dict):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from controller.physical import ACTION_FIELDS, BUTTONS, MAX_T, MISTAKE_KINDS
@@ -17,6 +18,10 @@ CALIBRATION_STAGES = ("empty", "layout", "reference")
 MODES = ("play", "teach", "demo")
 MAX_ACTIONS = 500
 MAX_SEEDS = 200
+# The deepest body any endpoint takes is 4 levels ({"actions": [{"at": [0, 1]}]}). The
+# parser recurses once per level, so 100000 brackets would end in RecursionError (a 500).
+MAX_JSON_DEPTH = 16
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 class ApiError(Exception):
@@ -38,6 +43,22 @@ def _show(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_nesting(text: str) -> None:
+    """Raise ValueError when the JSON `text` nests deeper than MAX_JSON_DEPTH (strings are
+    skipped whole, so brackets inside them do not count), before the parser recurses."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ValueError(
+                    f"nested deeper than {MAX_JSON_DEPTH} levels at character {match.start()}"
+                )
+        elif token in "]}":
+            depth -= 1
 
 
 def bad(field: str, message: str) -> ApiError:

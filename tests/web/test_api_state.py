@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
@@ -145,3 +146,30 @@ def test_too_many_event_streams_are_refused(link: FakeLink) -> None:
     again = client.get("/api/events", buffered=False)
     assert again.status_code == 200  # a closed stream gives its slot back
     again.close()
+
+
+@pytest.mark.parametrize("depth", [17, 1000, 100_000])
+def test_deeply_nested_json_is_a_400_naming_the_depth(client: FlaskClient, depth: int) -> None:
+    """Deep nesting once made the parser raise RecursionError: an HTTP 500."""
+    data = '{"actions": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+
+    response = client.post(
+        "/api/sim/actions", data=data, headers={"Content-Type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "error": "body: not valid JSON (nested deeper than 16 levels at character 27)",
+        "field": "body",
+    }
+
+
+def test_brackets_inside_strings_do_not_count(client: FlaskClient) -> None:
+    data = json.dumps({"actions": [{"t": 0, "action": "[" * 100 + "{" * 100}]})
+
+    response = client.post(
+        "/api/sim/actions", data=data, headers={"Content-Type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "actions[0].action"
