@@ -7,7 +7,6 @@ code. Serve it with `web_ui.serve` (waitress), never the Flask development serve
 
 from __future__ import annotations
 
-import secrets
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +18,14 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from controller.daemon.link import DaemonLink
 from web_ui import i18n
 from web_ui.security import PinGuard
+from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
 
 DEFAULTS: dict[str, Any] = {
     "ADMIN_PIN": None,  # str; without one the admin endpoints are off
+    "ADMIN_IDLE_S": 30 * 60.0,  # an admin session unused this long ends
+    "ADMIN_MAX_AGE_S": 12 * 3600.0,  # and any admin session this long after login
+    "ADMIN_MAX_SESSIONS": 32,
     "TESTING": False,
     "SSE_HEARTBEAT_S": 15.0,  # a comment line on an idle event stream this often
     "SSE_POLL_S": 1.0,  # longest single wait on the link (how soon a stream notices a stop)
@@ -31,8 +34,6 @@ DEFAULTS: dict[str, Any] = {
     "PIN_LOCKOUT_S": 60.0,
     "PIN_FAIL_DELAY_S": 0.5,
     "MAX_CONTENT_LENGTH": 256 * 1024,
-    "SESSION_COOKIE_SAMESITE": "Strict",
-    "SESSION_COOKIE_HTTPONLY": True,
 }
 
 CSP = (
@@ -43,10 +44,12 @@ CSP = (
 
 @dataclass
 class WebState:
-    """What the request handlers share: the link, the PIN guard, the event stream slots."""
+    """What the request handlers share: the link, the PIN guard, the admin sessions, the
+    event stream slots."""
 
     link: DaemonLink
     guard: PinGuard
+    sessions: SessionStore
     streams: threading.BoundedSemaphore
     stopping: threading.Event = field(default_factory=threading.Event)
 
@@ -67,8 +70,8 @@ def stop_streams(app: Flask) -> None:
 def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     """The web application for one daemon link.
 
-    Config keys: ADMIN_PIN (str), SECRET_KEY (random per start if not given: admin sessions
-    then end with a restart), TESTING, and the tuning keys of `DEFAULTS`.
+    Config keys: ADMIN_PIN (str), TESTING, and the tuning keys of `DEFAULTS`. No secret key:
+    nothing is signed; admin sessions live in this process (`web_ui.sessions`).
     """
     app = Flask(__name__)
     if isinstance(app.json, DefaultJSONProvider):
@@ -77,8 +80,6 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     app.config.from_mapping(DEFAULTS)
     if config:
         app.config.from_mapping(config)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
     pin = app.config.get("ADMIN_PIN")
     if pin is not None and not isinstance(pin, str):
         raise TypeError("ADMIN_PIN must be a string")
@@ -90,6 +91,11 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
             max_failures=int(app.config["PIN_MAX_FAILURES"]),
             lockout_s=float(app.config["PIN_LOCKOUT_S"]),
             fail_delay_s=float(app.config["PIN_FAIL_DELAY_S"]),
+        ),
+        sessions=SessionStore(
+            idle_s=float(app.config["ADMIN_IDLE_S"]),
+            max_age_s=float(app.config["ADMIN_MAX_AGE_S"]),
+            max_sessions=int(app.config["ADMIN_MAX_SESSIONS"]),
         ),
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
     )

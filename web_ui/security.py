@@ -9,12 +9,13 @@ session-authenticated request must also echo the session's CSRF token in `X-CSRF
 Wrong PINs are counted per client address: each costs a short delay, and after
 `PIN_MAX_FAILURES` in a row the client is locked out for `PIN_LOCKOUT_S` seconds (even the right
 PIN is refused then, or the lockout would not slow a guesser down).
+
+Sessions are kept on the server (`web_ui.sessions`): the cookie holds a random id only.
 """
 
 from __future__ import annotations
 
 import hmac
-import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -22,14 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from flask import Request, session
+from flask import Request
 
+from web_ui.sessions import COOKIE, AdminSession, SessionStore, csrf_matches
 from web_ui.validate import ApiError
 
 PIN_HEADER = "X-Sowboard-Pin"
 CSRF_HEADER = "X-CSRF-Token"
-SESSION_ADMIN = "admin"
-SESSION_CSRF = "csrf"
 
 
 @dataclass
@@ -124,21 +124,13 @@ def check_post(request: Request) -> None:
         raise ApiError(403, "cross-origin request refused (Referer)", "origin")
 
 
-def csrf_token() -> str:
-    """The session's CSRF token, made on first use."""
-    token = session.get(SESSION_CSRF)
-    if not isinstance(token, str):
-        token = secrets.token_urlsafe(32)
-        session[SESSION_CSRF] = token
-    return token
+def current_session(request: Request, sessions: SessionStore) -> AdminSession | None:
+    """The live admin session the request's cookie names, if any."""
+    return sessions.get(request.cookies.get(COOKIE))
 
 
-def logged_in() -> bool:
-    return session.get(SESSION_ADMIN) is True
-
-
-def require_admin(request: Request, guard: PinGuard) -> None:
-    """The PIN header, or a logged-in session with its CSRF token; else ApiError."""
+def require_admin(request: Request, guard: PinGuard, sessions: SessionStore) -> None:
+    """The PIN header, or a live session with its CSRF token; else ApiError."""
     client = request.remote_addr or "unknown"
     pin = request.headers.get(PIN_HEADER)
     if pin is not None:
@@ -146,9 +138,10 @@ def require_admin(request: Request, guard: PinGuard) -> None:
         return
     if not guard.enabled:
         raise ApiError(403, "no admin PIN is set on this board", "pin")
-    if not logged_in():
-        raise ApiError(403, f"admin PIN needed ({PIN_HEADER} header or log in)", "pin")
-    sent = request.headers.get(CSRF_HEADER, "")
-    token = session.get(SESSION_CSRF)
-    if not isinstance(token, str) or not hmac.compare_digest(sent.encode(), token.encode()):
+    session = current_session(request, sessions)
+    if session is None:
+        raise ApiError(
+            403, f"admin PIN needed ({PIN_HEADER} header or log in; sessions expire)", "pin"
+        )
+    if not csrf_matches(session, request.headers.get(CSRF_HEADER, "")):
         raise ApiError(403, f"missing or wrong CSRF token ({CSRF_HEADER} header)", "csrf")

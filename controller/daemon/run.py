@@ -9,42 +9,20 @@ the loop itself sends WATCHDOG=1, so a hung loop is restarted.
 
 from __future__ import annotations
 
-import os
-import secrets
 import signal
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
 from .config import Config
-from .files import write_atomic
 from .loop import BoardLoop
 from .notify import Notifier
-
-SECRET_FILE = "web_secret"
 
 
 class StartError(RuntimeError):
     """The daemon cannot start (a port in use, hardware missing); the message says why."""
-
-
-def web_secret(data_dir: Path) -> str:
-    """The page's session key, kept in the data directory so that an admin who logged in stays
-    logged in across a restart (readable by the daemon's user only)."""
-    path = data_dir / SECRET_FILE
-    try:
-        text = path.read_text(encoding="ascii").strip()
-        if len(text) >= 32:
-            return text
-    except (OSError, UnicodeDecodeError):
-        pass
-    key = secrets.token_hex(32)
-    write_atomic(path, key + "\n")
-    os.chmod(path, 0o600)
-    return key
 
 
 def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
@@ -56,7 +34,6 @@ def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
         {
             "ADMIN_PIN": web.admin_pin,
             "SSE_MAX_STREAMS": web.max_streams,
-            "SECRET_KEY": web_secret(config.data_dir),
             **extra,
         },
     )
