@@ -16,13 +16,14 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from controller.daemon.link import DaemonLink
-from web_ui import i18n
+from web_ui import i18n, security
 from web_ui.security import PinGuard
 from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
 
 DEFAULTS: dict[str, Any] = {
     "ADMIN_PIN": None,  # str; without one the admin endpoints are off
+    "ALLOWED_HOSTS": ("localhost",),  # names the Host header may carry (IP addresses always)
     "ADMIN_IDLE_S": 30 * 60.0,  # an admin session unused this long ends
     "ADMIN_MAX_AGE_S": 12 * 3600.0,  # and any admin session this long after login
     "ADMIN_MAX_SESSIONS": 32,
@@ -50,6 +51,7 @@ class WebState:
     link: DaemonLink
     guard: PinGuard
     sessions: SessionStore
+    hosts: frozenset[str]
     streams: threading.BoundedSemaphore
     stopping: threading.Event = field(default_factory=threading.Event)
 
@@ -98,6 +100,7 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
             max_sessions=int(app.config["ADMIN_MAX_SESSIONS"]),
         ),
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
+        hosts=frozenset(name.lower() for name in app.config["ALLOWED_HOSTS"]),
     )
 
     from web_ui import api, pages
@@ -105,12 +108,17 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
 
+    app.before_request(_check_host)
     app.before_request(_choose_language)
     app.after_request(_after_request)
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
     return app
+
+
+def _check_host() -> None:
+    security.check_host(request, web_state().hosts)
 
 
 def _choose_language() -> None:

@@ -16,6 +16,7 @@ Sessions are kept on the server (`web_ui.sessions`): the cookie holds a random i
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import threading
 import time
 from collections import OrderedDict
@@ -103,6 +104,36 @@ class PinGuard:
             if record is None:
                 return 0
             return max(0, int(record.locked_until - self._now()) + 1)
+
+
+def host_name(host: str) -> str:
+    """The name in a Host header, without port or trailing dot: "Board.local:8080" ->
+    "board.local", "[::1]:8080" -> "::1"."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0].lower()
+    return host.rsplit(":", 1)[0].rstrip(".").lower() if host.count(":") == 1 else host.lower()
+
+
+def is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def check_host(request: Request, allowed: frozenset[str]) -> None:
+    """Answer only to the board's own names, or to an IP address: a rebound DNS name (an
+    attacker's site that now resolves to the board) arrives with the attacker's name."""
+    name = host_name(request.host)
+    if is_ip(name) or name in allowed:
+        return
+    raise ApiError(
+        400,
+        f"Host {name[:80]!r} is not a name of this board; add it to web.allowed_hosts "
+        "in the configuration if it is",
+        "host",
+    )
 
 
 def _same_host(url: str, request: Request) -> bool:

@@ -34,6 +34,7 @@ def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
         {
             "ADMIN_PIN": web.admin_pin,
             "SSE_MAX_STREAMS": web.max_streams,
+            "ALLOWED_HOSTS": web.host_names(),
             **extra,
         },
     )

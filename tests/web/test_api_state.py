@@ -173,3 +173,38 @@ def test_brackets_inside_strings_do_not_count(client: FlaskClient) -> None:
 
     assert response.status_code == 400
     assert response.get_json()["field"] == "actions[0].action"
+
+
+@pytest.mark.parametrize("path", ["/api/state", "/", "/api/events"])
+def test_a_foreign_host_name_is_refused(client: FlaskClient, path: str) -> None:
+    """DNS rebinding: an attacker's name that now resolves to the board arrives in Host."""
+    response = client.get(path, headers={"Host": "rebind.attacker.example:8080"})
+
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "host"
+    assert "rebind.attacker.example" in response.get_json()["error"]
+    assert "web.allowed_hosts" in response.get_json()["error"]
+
+
+def test_a_foreign_host_cannot_post(client: FlaskClient, link: FakeLink) -> None:
+    response = client.post(
+        "/api/sim/move", json={"pit": 2}, headers={"Host": "rebind.attacker.example"}
+    )
+
+    assert response.status_code == 400
+    assert link.commands == []
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "LOCALHOST.:8080", "127.0.0.1:8080", "[::1]:8080", "192.168.1.20"]
+)
+def test_the_boards_names_and_ip_addresses_are_served(client: FlaskClient, host: str) -> None:
+    assert client.get("/api/state", headers={"Host": host}).status_code == 200
+
+
+def test_more_names_can_be_allowed(link: FakeLink) -> None:
+    app = create_app(link, {**TEST_CONFIG, "ALLOWED_HOSTS": ("localhost", "Board.Local")})
+
+    response = app.test_client().get("/api/state", headers={"Host": "board.local:8080"})
+
+    assert response.status_code == 200
