@@ -24,6 +24,7 @@ from web_ui.validate import ApiError
 DEFAULTS: dict[str, Any] = {
     "ADMIN_PIN": None,  # str; without one the admin endpoints are off
     "ALLOWED_HOSTS": ("localhost",),  # names the Host header may carry (IP addresses always)
+    "BIND_HOST": "127.0.0.1",  # where the page is served (a warning if open without a PIN)
     "ADMIN_IDLE_S": 30 * 60.0,  # an admin session unused this long ends
     "ADMIN_MAX_AGE_S": 12 * 3600.0,  # and any admin session this long after login
     "ADMIN_MAX_SESSIONS": 32,
@@ -52,6 +53,7 @@ class WebState:
     guard: PinGuard
     sessions: SessionStore
     hosts: frozenset[str]
+    open_without_pin: bool  # served beyond this machine, and no admin PIN is set
     streams: threading.BoundedSemaphore
     stopping: threading.Event = field(default_factory=threading.Event)
 
@@ -101,6 +103,7 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
         ),
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
         hosts=frozenset(name.lower() for name in app.config["ALLOWED_HOSTS"]),
+        open_without_pin=not pin and not security.is_loopback(str(app.config["BIND_HOST"])),
     )
 
     from web_ui import api, pages

@@ -122,6 +122,16 @@ def is_ip(name: str) -> bool:
     return True
 
 
+def is_loopback(host: str) -> bool:
+    """Whether serving on `host` keeps the page on this machine ("0.0.0.0" does not)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # another name: whatever it resolves to, not only this machine
+
+
 def check_host(request: Request, allowed: frozenset[str]) -> None:
     """Answer only to the board's own names, or to an IP address: a rebound DNS name (an
     attacker's site that now resolves to the board) arrives with the attacker's name."""

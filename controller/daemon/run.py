@@ -26,18 +26,28 @@ class StartError(RuntimeError):
 
 
 def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
-    from web_ui.app import create_app
+    """The page for `loop`; a warning when it is open to the network without a PIN."""
+    from web_ui.app import create_app, web_state
 
     web = config.web
-    return create_app(
+    app = create_app(
         loop.link,
         {
             "ADMIN_PIN": web.admin_pin,
             "SSE_MAX_STREAMS": web.max_streams,
             "ALLOWED_HOSTS": web.host_names(),
+            "BIND_HOST": web.host,
             **extra,
         },
     )
+    with app.app_context():
+        if web_state().open_without_pin:
+            loop.out(
+                f"warning: {config.where}: web.host = {web.host!r} serves the page to the "
+                "network, but web.admin_pin is not set (the admin controls are off, and every "
+                "page shows this warning); set web.admin_pin, 4 to 64 characters"
+            )
+    return app
 
 
 class Daemon:

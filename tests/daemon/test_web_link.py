@@ -136,3 +136,23 @@ def test_the_admin_starts_a_new_game_and_changes_the_mode(
     assert wrong.status_code == 400
     assert wrong.get_json()["field"] == "options"
     assert client.post("/api/admin/undo", json={}, headers=headers).status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("host", "pin", "warned"), [("0.0.0.0", None, True), ("0.0.0.0", PIN, False)]
+)
+def test_serving_the_network_without_a_pin_is_warned_of(
+    tmp_path: Path, host: str, pin: str | None, warned: bool
+) -> None:
+    config = make_config(tmp_path, web={"host": host, "admin_pin": pin or ""})
+    messages: list[str] = []
+    loop = BoardLoop(config, speed=None, out=messages.append)
+    try:
+        make_app(loop, config)
+    finally:
+        loop.stop()
+
+    warnings = [m for m in messages if m.startswith("warning:")]
+    assert bool(warnings) is warned
+    if warned:
+        assert "web.host = '0.0.0.0'" in warnings[0] and "set web.admin_pin" in warnings[0]
