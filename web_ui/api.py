@@ -90,12 +90,18 @@ def events() -> Response:
         release()
         raise
     config = current_app.config
+    # waitress tells whether the page went away (serve.py); the test client does not.
+    gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", bool)
+
+    def stopping() -> bool:
+        return shared.stopping.is_set() or gone()
+
     stream = event_stream(
         shared.link,
         first,
         heartbeat_s=float(config["SSE_HEARTBEAT_S"]),
         poll_s=float(config["SSE_POLL_S"]),
-        stopping=shared.stopping.is_set,
+        stopping=stopping,
     )
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"
