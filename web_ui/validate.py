@@ -12,11 +12,16 @@ import math
 import re
 from typing import Any
 
-from controller.physical import ACTION_FIELDS, BUTTONS, MAX_T, MISTAKE_KINDS
+from controller.physical import ACTION_FIELDS, BUTTONS, MISTAKE_KINDS
 
 CALIBRATION_STAGES = ("empty", "layout", "reference")
 MODES = ("play", "teach", "demo")
 MAX_ACTIONS = 500
+# The virtual hands are busy until a script's last action ends, and nobody can play the
+# simulated board meanwhile: one request from the page must not hold it for a day (the
+# simulator itself takes times up to 86400 s and holds up to 3600 s, for scenario files).
+MAX_SCRIPT_S = 300.0
+MAX_HOLD_S = 60.0  # a press or a bump
 MAX_SEEDS = 200
 # The deepest body any endpoint takes is 4 levels ({"actions": [{"at": [0, 1]}]}). The
 # parser recurses once per level, so 100000 brackets would end in RecursionError (a 500).
@@ -227,7 +232,7 @@ def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
             needs = f" (a {kind} needs {', '.join(required)})" if required else ""
             raise bad(f"{where}.{key}", f"is missing{needs}")
     out: dict[str, Any] = {
-        "t": number(raw["t"], f"{where}.t", 0.0, MAX_T),
+        "t": number(raw["t"], f"{where}.t", 0.0, MAX_SCRIPT_S),
         "action": kind,
     }
     if "hand" in raw:
@@ -244,7 +249,7 @@ def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
     if kind == "bump":
         out["g"] = number(raw["g"], f"{where}.g", -50000.0, 50000.0)
     if kind in ("press", "bump"):
-        out["dur"] = number(raw["dur"], f"{where}.dur", 0.0, 3600.0, low_open=True)
+        out["dur"] = number(raw["dur"], f"{where}.dur", 0.0, MAX_HOLD_S, low_open=True)
     if kind == "button":
         out["name"] = choice(raw["name"], f"{where}.name", BUTTONS)
     return out

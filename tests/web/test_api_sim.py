@@ -114,6 +114,9 @@ BAD_SIM_BODIES = [
     ("actions", {"actions": [{"t": "1", "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
     ("actions", {"actions": [{"t": -1, "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
     ("actions", {"actions": [{"t": True, "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
+    # one request must not keep the virtual hands busy (and the board from everybody) for long
+    ("actions", {"actions": [{"t": 301, "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
+    ("actions", {"actions": [{"t": 0, "action": "bump", "g": 5, "dur": 61}]}, "actions[0].dur"),
     ("actions", {"actions": [{"t": 0, "action": "grab"}]}, "actions[0].at"),
     ("actions", {"actions": [{"t": 0, "action": "grab", "at": [0]}]}, "actions[0].at"),
     ("actions", {"actions": [{"t": 0, "action": "grab", "at": [2, 0]}]}, "actions[0].at"),
