@@ -174,9 +174,9 @@ def admin_login() -> Response:
     """A new session; the one this browser had (if any) ends."""
     pin = validate.login_pin(read_body())
     shared = web_state()
-    shared.guard.check(request.remote_addr or "unknown", pin)
+    generation = shared.guard.check(request.remote_addr or "unknown", pin)
     shared.sessions.close(request.cookies.get(COOKIE))
-    sid, session = shared.sessions.open()
+    sid, session = shared.sessions.open(generation)
     response = jsonify({"ok": True, "csrf": session.csrf})
     response.set_cookie(
         COOKIE,
@@ -194,7 +194,7 @@ def admin_logout() -> Response:
     """End this browser's session (it needs its CSRF token: another site cannot log us out)."""
     read_body()
     shared = web_state()
-    if security.current_session(request, shared.sessions) is not None:
+    if security.current_session(request, shared.guard, shared.sessions) is not None:
         require_admin()
     shared.sessions.close(request.cookies.get(COOKIE))
     response = jsonify({"ok": True})
@@ -205,7 +205,7 @@ def admin_logout() -> Response:
 @bp.get("/admin/session")
 def admin_session() -> Response:
     shared = web_state()
-    session = security.current_session(request, shared.sessions)
+    session = security.current_session(request, shared.guard, shared.sessions)
     return jsonify(
         {
             "admin": session is not None,

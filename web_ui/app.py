@@ -53,9 +53,14 @@ class WebState:
     guard: PinGuard
     sessions: SessionStore
     hosts: frozenset[str]
-    open_without_pin: bool  # served beyond this machine, and no admin PIN is set
+    bind_host: str
     streams: threading.BoundedSemaphore
     stopping: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def open_without_pin(self) -> bool:
+        """Served beyond this machine, and no admin PIN is set."""
+        return not self.guard.enabled and not security.is_loopback(self.bind_host)
 
 
 def web_state() -> WebState:
@@ -69,6 +74,13 @@ def stop_streams(app: Flask) -> None:
     state = app.extensions["sowboard"]
     assert isinstance(state, WebState)
     state.stopping.set()
+
+
+def change_pin(app: Flask, pin: str | None) -> None:
+    """A new admin PIN (None: admin off) while serving: every admin session ends."""
+    state = app.extensions["sowboard"]
+    assert isinstance(state, WebState)
+    state.guard.replace(pin or None)
 
 
 def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
@@ -103,7 +115,7 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
         ),
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
         hosts=frozenset(name.lower() for name in app.config["ALLOWED_HOSTS"]),
-        open_without_pin=not pin and not security.is_loopback(str(app.config["BIND_HOST"])),
+        bind_host=str(app.config["BIND_HOST"]),
     )
 
     from web_ui import api, pages

@@ -40,7 +40,12 @@ class _Record:
 
 
 class PinGuard:
-    """Checks PINs with `hmac.compare_digest`, counting failures per client."""
+    """Checks PINs with `hmac.compare_digest`, counting failures per client.
+
+    The PIN can be replaced while the daemon runs (`sowboard run` on SIGHUP); each PIN has a
+    `generation`, and a session remembers the one it was opened with, so that a new PIN ends
+    every session the old one opened.
+    """
 
     def __init__(
         self,
@@ -60,29 +65,38 @@ class PinGuard:
         self._max_clients = max_clients
         self._records: OrderedDict[str, _Record] = OrderedDict()
         self._lock = threading.Lock()
+        self.generation = 0
 
     @property
     def enabled(self) -> bool:
         return self._pin is not None
 
+    def replace(self, pin: str | None) -> None:
+        """A new PIN (None: admin off); sessions of the old one end (see `generation`)."""
+        with self._lock:
+            self._pin = pin.encode() if pin else None
+            self.generation += 1
+
     def _now(self) -> float:
         return self._clock()
 
-    def check(self, client: str, pin: str) -> None:
-        """Return if `pin` is right; raise ApiError 403 (wrong) or 429 (locked out)."""
-        if self._pin is None:
-            raise ApiError(403, "no admin PIN is set on this board", "pin")
+    def check(self, client: str, pin: str) -> int:
+        """The generation of the PIN if `pin` is right; raise ApiError 403 (wrong) or 429
+        (locked out)."""
         now = self._now()
         with self._lock:
+            expected, generation = self._pin, self.generation
             record = self._records.get(client)
-            if record is not None and record.locked_until > now:
+            if expected is not None and record is not None and record.locked_until > now:
                 wait = int(record.locked_until - now) + 1
                 raise ApiError(429, f"too many wrong PINs; try again in {wait} s", "pin")
-        right = hmac.compare_digest(pin.encode(), self._pin)
+        if expected is None:
+            raise ApiError(403, "no admin PIN is set on this board", "pin")
+        right = hmac.compare_digest(pin.encode(), expected)
         with self._lock:
             if right:
                 self._records.pop(client, None)
-                return
+                return generation
             record = self._records.setdefault(client, _Record())
             self._records.move_to_end(client)
             while len(self._records) > self._max_clients:
@@ -165,9 +179,11 @@ def check_post(request: Request) -> None:
         raise ApiError(403, "cross-origin request refused (Referer)", "origin")
 
 
-def current_session(request: Request, sessions: SessionStore) -> AdminSession | None:
-    """The live admin session the request's cookie names, if any."""
-    return sessions.get(request.cookies.get(COOKIE))
+def current_session(
+    request: Request, guard: PinGuard, sessions: SessionStore
+) -> AdminSession | None:
+    """The live admin session the request's cookie names, opened with the PIN in force."""
+    return sessions.get(request.cookies.get(COOKIE), guard.generation)
 
 
 def require_admin(request: Request, guard: PinGuard, sessions: SessionStore) -> None:
@@ -179,7 +195,7 @@ def require_admin(request: Request, guard: PinGuard, sessions: SessionStore) -> 
         return
     if not guard.enabled:
         raise ApiError(403, "no admin PIN is set on this board", "pin")
-    session = current_session(request, sessions)
+    session = current_session(request, guard, sessions)
     if session is None:
         raise ApiError(
             403, f"admin PIN needed ({PIN_HEADER} header or log in; sessions expire)", "pin"

@@ -4,8 +4,8 @@ A signed cookie that says "admin" stays valid for as long as its signing key doe
 cannot take it back, and a PIN change does not touch it. Here the cookie carries only a random
 session id; what it stands for lives in this process's memory, with its CSRF token and two
 clocks: a session ends after `idle_s` without use, and `max_age_s` after login whatever
-happens. Logout ends it at once. A restart ends every session (the daemon reads its PIN at
-start, so changing a PIN, which takes a restart, logs everybody out).
+happens. Logout ends it at once, and so does a new PIN: each session remembers the generation
+of the PIN it was opened with (`PinGuard.generation`). A restart ends every session.
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ COOKIE = "sowboard_admin"
 
 @dataclass
 class AdminSession:
-    """One logged-in admin: the CSRF token the page must echo, and when it began and was
-    last used (monotonic seconds)."""
+    """One logged-in admin: the CSRF token the page must echo, the generation of the PIN it
+    was opened with, and when it began and was last used (monotonic seconds)."""
 
     csrf: str
+    pin_generation: int
     opened: float
     used: float
 
@@ -49,20 +50,21 @@ class SessionStore:
         self._open: OrderedDict[str, AdminSession] = OrderedDict()
         self._lock = threading.Lock()
 
-    def open(self) -> tuple[str, AdminSession]:
-        """A new session: its id (the cookie's value) and its record."""
+    def open(self, pin_generation: int) -> tuple[str, AdminSession]:
+        """A new session for the PIN of `pin_generation`: its id (the cookie's value) and its
+        record."""
         now = self._clock()
         sid = secrets.token_urlsafe(32)
-        session = AdminSession(csrf=secrets.token_urlsafe(32), opened=now, used=now)
+        session = AdminSession(secrets.token_urlsafe(32), pin_generation, opened=now, used=now)
         with self._lock:
             self._open[sid] = session
             while len(self._open) > self._max:
                 self._open.popitem(last=False)
         return sid, session
 
-    def get(self, sid: str | None) -> AdminSession | None:
-        """The live session with this id (its idle clock restarts), else None; an expired
-        one is forgotten."""
+    def get(self, sid: str | None, pin_generation: int) -> AdminSession | None:
+        """The live session with this id (its idle clock restarts), else None; one that
+        expired or was opened with another PIN is forgotten."""
         if not sid:
             return None
         now = self._clock()
@@ -70,7 +72,11 @@ class SessionStore:
             session = self._open.get(sid)
             if session is None:
                 return None
-            if now - session.used > self.idle_s or now - session.opened > self.max_age_s:
+            if (
+                session.pin_generation != pin_generation
+                or now - session.used > self.idle_s
+                or now - session.opened > self.max_age_s
+            ):
                 del self._open[sid]
                 return None
             session.used = now

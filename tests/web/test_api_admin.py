@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from tests.web.conftest import PIN, TEST_CONFIG
 from tests.web.fake_link import FakeLink
-from web_ui.app import create_app
+from web_ui.app import change_pin, create_app
 from web_ui.security import PinGuard
 from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
@@ -241,6 +241,21 @@ def test_a_session_does_not_outlive_the_pin_it_was_opened_with(app: Flask, link:
     assert link.commands == []
 
 
+def test_a_new_pin_ends_the_sessions_the_old_one_opened(app: Flask, link: FakeLink) -> None:
+    """A leaked PIN is replaced while the daemon runs (SIGHUP): whoever logged in with it is
+    logged out, and the old PIN opens nothing."""
+    client = app.test_client()
+    cookie, token = login_cookie(client)
+
+    change_pin(app, "13579")
+
+    assert replay(app, cookie, token).status_code == 403
+    assert post(client, "/api/admin/undo", **ADMIN).get_json()["error"] == "wrong PIN"
+    assert post(client, "/api/admin/login", {"pin": "13579"}).status_code == 200
+    assert client.get("/api/admin/session").get_json()["admin"] is True
+    assert link.commands == []
+
+
 def test_a_session_ends_when_idle_or_old(app: Flask) -> None:
     now = [0.0]
     state = app.extensions["sowboard"]
@@ -270,14 +285,14 @@ def test_the_session_cookie_is_http_only_strict_and_expires(client: FlaskClient)
 def test_the_session_store_forgets_the_oldest_when_full() -> None:
     now = [0.0]
     store = SessionStore(idle_s=60, max_age_s=600, max_sessions=2, clock=lambda: now[0])
-    first, _ = store.open()
-    second, _ = store.open()
-    third, _ = store.open()
+    first, _ = store.open(0)
+    second, _ = store.open(0)
+    third, _ = store.open(0)
 
-    assert store.get(first) is None
-    assert store.get(second) is not None and store.get(third) is not None
+    assert store.get(first, 0) is None
+    assert store.get(second, 0) is not None and store.get(third, 0) is not None
     now[0] = 61
-    assert store.get(second) is None
+    assert store.get(second, 0) is None
     assert len(store) == 1  # the expired one was dropped, the third was not looked up yet
 
 
