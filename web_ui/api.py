@@ -127,7 +127,8 @@ def parse_body() -> dict[str, Any]:
         text = raw.decode("utf-8")
         validate.check_nesting(text)
         body = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as error:
+        validate.check_text(body)
+    except ValueError as error:  # (UnicodeError is one)
         raise ApiError(400, f"body: not valid JSON ({error})", "body") from error
     if not isinstance(body, dict):
         raise ApiError(400, "body: expected a JSON object", "body")

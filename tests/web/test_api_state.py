@@ -208,3 +208,21 @@ def test_more_names_can_be_allowed(link: FakeLink) -> None:
     response = app.test_client().get("/api/state", headers={"Host": "board.local:8080"})
 
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        ("/api/admin/login", '{"pin": "\\ud800"}'),
+        ("/api/sim/mistake", '{"kind": "wrong_pit\\udfff"}'),
+        ("/api/sim/mistake", '{"\\udc00": 1}'),
+    ],
+)
+def test_a_lone_surrogate_is_a_400(client: FlaskClient, path: str, data: str) -> None:
+    """JSON's \\ud800 escape decodes to a string Python cannot encode: the PIN check raised
+    UnicodeEncodeError, an HTTP 500."""
+    response = client.post(path, data=data, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "body"
+    assert "lone surrogate" in response.get_json()["error"]
