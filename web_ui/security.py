@@ -10,7 +10,9 @@ Wrong PINs are counted per client address: each costs a short delay, and after
 `PIN_MAX_FAILURES` in a row the client is locked out for `PIN_LOCKOUT_S` seconds (even the right
 PIN is refused then, or the lockout would not slow a guesser down).
 
-Sessions are kept on the server (`web_ui.sessions`): the cookie holds a random id only.
+Sessions are kept on the server (`web_ui.sessions`): the cookie holds a random id only. Every
+request must name the board by one of its own names or an IP address (`check_host`), so that
+a rebound DNS name cannot make "this very host" an attacker's site.
 """
 
 from __future__ import annotations
