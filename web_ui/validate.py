@@ -26,7 +26,9 @@ MAX_SEEDS = 200
 # The deepest body any endpoint takes is 4 levels ({"actions": [{"at": [0, 1]}]}). The
 # parser recurses once per level, so 100000 brackets would end in RecursionError (a 500).
 MAX_JSON_DEPTH = 16
-_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A string (to its closing quote, or to the end of a body that never closes it: possessive,
+# so that a body of `"\` repeated costs one pass and not one per quote) or a bracket.
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
 
 
 class ApiError(Exception):
