@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,40 @@ from controller.rules.record import RecordError, parse_record, replay
 
 class CommandError(Exception):
     """A user error: printed as one line, exit status 2 (never a traceback)."""
+
+
+def number_in(
+    low: float, high: float, *, whole: bool = False, low_open: bool = False, unit: str = ""
+) -> Callable[[str], float]:
+    """An argparse type: a number from `low` to `high` (above `low` when `low_open`).
+
+    A value out of range is refused by argparse with the range in the message, so that
+    `--rounds 0` is not a traceback, `--games 0` not silently the default, and
+    `--seconds -1` not a benchmark of minus one second.
+    """
+    kind = "a whole number" if whole else "a number"
+    start = f"more than {low:g}" if low_open else f"from {low:g}"
+    allowed = f"{kind} {start} to {high:g}" + (f" ({unit})" if unit else "")
+
+    def parse(text: str) -> float:
+        try:
+            value = int(text) if whole else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {kind}; allowed: {allowed}"
+            ) from None
+        too_low = value <= low if low_open else value < low
+        if not math.isfinite(value) or too_low or value > high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range; allowed: {allowed}")
+        return value
+
+    return parse
+
+
+def given(value: float | None, default: float) -> float:
+    """The option's value, or the benchmark's own default when it was not given (not when it
+    is 0: that is refused by its type)."""
+    return default if value is None else value
 
 
 def _parse_overrides(assignments: Sequence[str] | None) -> dict[str, Any]:
@@ -172,15 +207,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "rules":
         from controller.bench.rules import main as bench_rules
 
-        return bench_rules(seconds=args.seconds or 2.0, repeats=args.repeats)
+        return bench_rules(seconds=given(args.seconds, 2.0), repeats=args.repeats)
     if args.what == "web":
         from controller.daemon.benchweb import main as bench_web
 
-        return bench_web(seconds=args.seconds or 30.0, clients=args.clients, verbose=args.verbose)
+        return bench_web(
+            seconds=given(args.seconds, 30.0), clients=args.clients, verbose=args.verbose
+        )
     if args.what == "openspiel":
         from controller.bench.openspiel import main as bench_openspiel
 
-        return bench_openspiel(games=args.games or 1000)
+        return bench_openspiel(games=int(given(args.games, 1000)))
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
@@ -189,17 +226,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.humans import main as bench_humans
 
         games = 96 if args.games is None else args.games
-        if games < 1:
-            raise CommandError(f"bench humans: --games {games}: at least 1")
         return bench_humans(games=games, profile=args.profile, verbose=args.verbose)
     if args.what == "openings" and args.daemon:
         from controller.bench.daemon_openings import main as bench_daemon_openings
 
-        return bench_daemon_openings(games=args.games or 40)
+        return bench_daemon_openings(games=int(given(args.games, 40)))
     if args.what == "openings":
         from controller.bench.openings import main as bench_openings
 
-        return bench_openings(games=args.games or 100, verbose=args.verbose)
+        return bench_openings(games=int(given(args.games, 100)), verbose=args.verbose)
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
 
@@ -254,7 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--config", help="the configuration file (as for run)")
     p.add_argument(
-        "--grams", type=float, default=100.0, help="the reference weight in grams (default 100)"
+        "--grams",
+        type=number_in(0, 100000, low_open=True, unit="grams"),
+        default=100.0,
+        help="the reference weight in grams (default 100)",
     )
     p.set_defaults(func=cmd_calibrate)
 
@@ -264,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="the configuration file (as for run)")
     p.add_argument(
         "--sensors",
-        type=float,
+        type=number_in(0, 3600, unit="seconds"),
         default=0.0,
         metavar="SECONDS",
         help="also read the real load cells this long (the daemon must be stopped)",
@@ -273,7 +311,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--leds", action="store_true", help="LED test: each place white in turn, then R, G, B"
     )
     p.add_argument(
-        "--buttons", type=float, default=0.0, metavar="SECONDS", help="button test this long"
+        "--buttons",
+        type=number_in(0, 3600, unit="seconds"),
+        default=0.0,
+        metavar="SECONDS",
+        help="button test this long",
     )
     p.set_defaults(func=cmd_diag)
 
@@ -287,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="the configuration file (as for run)")
     p.add_argument(
         "--seconds",
-        type=float,
+        type=number_in(0, 3600, low_open=True, unit="seconds"),
         default=None,
         help="at least this many seconds (default: all the daemon holds, [recorder] seconds)",
     )
@@ -301,16 +343,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--seconds",
-        type=float,
+        type=number_in(0, 3600, low_open=True, unit="seconds"),
         default=None,
         help="rules: seconds per measurement (2); web: seconds of streaming (30)",
     )
-    p.add_argument("--clients", type=int, default=50, help="web: live event streams (50)")
-    p.add_argument("--repeats", type=int, default=5, help="measurements per figure (median)")
-    p.add_argument("--rounds", type=int, default=1, help="tracking: games per configuration pair")
+    p.add_argument(
+        "--clients",
+        # the daemon under test serves clients + 4 streams, and web.max_streams is at most 200
+        type=number_in(1, 196, whole=True),
+        default=50,
+        help="web: live event streams (50)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=number_in(1, 100, whole=True),
+        default=5,
+        help="measurements per figure (median)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=number_in(1, 1000, whole=True),
+        default=1,
+        help="tracking: games per configuration pair",
+    )
     p.add_argument(
         "--games",
-        type=int,
+        type=number_in(1, 100000, whole=True),
         default=None,
         help="openspiel: random games per rule set (1000); openings: per configuration (100; "
         "with --daemon 40); humans: games in all (96, one of each configuration)",

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, session
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.daemon.link import CommandError, DaemonLink
 from web_ui import security, validate
 from web_ui.app import web_state
+from web_ui.sessions import COOKIE
 from web_ui.validate import ApiError
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -90,12 +90,18 @@ def events() -> Response:
         release()
         raise
     config = current_app.config
+    # waitress tells whether the page went away (serve.py); the test client does not.
+    gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", bool)
+
+    def stopping() -> bool:
+        return shared.stopping.is_set() or gone()
+
     stream = event_stream(
         shared.link,
         first,
         heartbeat_s=float(config["SSE_HEARTBEAT_S"]),
         poll_s=float(config["SSE_POLL_S"]),
-        stopping=shared.stopping.is_set,
+        stopping=stopping,
     )
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"
@@ -118,8 +124,11 @@ def parse_body() -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
+        text = raw.decode("utf-8")
+        validate.check_nesting(text)
+        body = json.loads(text)
+        validate.check_text(body)
+    except ValueError as error:  # (UnicodeError is one)
         raise ApiError(400, f"body: not valid JSON ({error})", "body") from error
     if not isinstance(body, dict):
         raise ApiError(400, "body: expected a JSON object", "body")
@@ -149,41 +158,60 @@ def sim_status() -> dict[str, Any]:
     return status
 
 
+def require_admin() -> None:
+    shared = web_state()
+    security.require_admin(request, shared.guard, shared.sessions)
+
+
 def admin_body() -> dict[str, Any]:
     """CSRF checks, then the PIN, then the body (strangers learn nothing about bodies)."""
     security.check_post(request)
-    security.require_admin(request, web_state().guard)
+    require_admin()
     return parse_body()
 
 
 @bp.post("/admin/login")
 def admin_login() -> Response:
+    """A new session; the one this browser had (if any) ends."""
     pin = validate.login_pin(read_body())
-    web_state().guard.check(request.remote_addr or "unknown", pin)
-    session.clear()
-    session[security.SESSION_ADMIN] = True
-    token = secrets.token_urlsafe(32)
-    session[security.SESSION_CSRF] = token
-    return jsonify({"ok": True, "csrf": token})
+    shared = web_state()
+    generation = shared.guard.check(request.remote_addr or "unknown", pin)
+    shared.sessions.close(request.cookies.get(COOKIE))
+    sid, session = shared.sessions.open(generation)
+    response = jsonify({"ok": True, "csrf": session.csrf})
+    response.set_cookie(
+        COOKIE,
+        sid,
+        max_age=int(shared.sessions.max_age_s),
+        path="/",
+        httponly=True,
+        samesite="Strict",
+    )
+    return response
 
 
 @bp.post("/admin/logout")
 def admin_logout() -> Response:
+    """End this browser's session (it needs its CSRF token: another site cannot log us out)."""
     read_body()
-    if security.logged_in():
-        security.require_admin(request, web_state().guard)
-    session.clear()
-    return jsonify({"ok": True})
+    shared = web_state()
+    if security.current_session(request, shared.guard, shared.sessions) is not None:
+        require_admin()
+    shared.sessions.close(request.cookies.get(COOKIE))
+    response = jsonify({"ok": True})
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict")
+    return response
 
 
 @bp.get("/admin/session")
 def admin_session() -> Response:
-    admin = security.logged_in()
+    shared = web_state()
+    session = security.current_session(request, shared.guard, shared.sessions)
     return jsonify(
         {
-            "admin": admin,
-            "pin_set": web_state().guard.enabled,
-            "csrf": session.get(security.SESSION_CSRF) if admin else None,
+            "admin": session is not None,
+            "pin_set": shared.guard.enabled,
+            "csrf": session.csrf if session is not None else None,
         }
     )
 
@@ -230,8 +258,16 @@ def sim_mistake() -> Response:
     return run_command("sim_mistake", validate.sim_mistake_args(body))
 
 
+# The board buttons that do what an admin command does: pressed by a script, they need the
+# admin PIN as that command does (only the simulated board's own play is open to everybody).
+ADMIN_BUTTONS = ("new_game", "undo", "mode")
+
+
 @bp.post("/sim/actions")
 def sim_actions() -> Response:
     body = read_body()
     status = sim_status()
-    return run_command("sim_actions", validate.sim_actions_args(body, game_pits(status)))
+    args = validate.sim_actions_args(body, game_pits(status))
+    if any(a.get("name") in ADMIN_BUTTONS for a in args["actions"] if a["action"] == "button"):
+        require_admin()
+    return run_command("sim_actions", args)

@@ -7,7 +7,6 @@ code. Serve it with `web_ui.serve` (waitress), never the Flask development serve
 
 from __future__ import annotations
 
-import secrets
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,12 +16,18 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from controller.daemon.link import DaemonLink
-from web_ui import i18n
+from web_ui import i18n, security
 from web_ui.security import PinGuard
+from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
 
 DEFAULTS: dict[str, Any] = {
     "ADMIN_PIN": None,  # str; without one the admin endpoints are off
+    "ALLOWED_HOSTS": ("localhost",),  # names the Host header may carry (IP addresses always)
+    "BIND_HOST": "127.0.0.1",  # where the page is served (a warning if open without a PIN)
+    "ADMIN_IDLE_S": 30 * 60.0,  # an admin session unused this long ends
+    "ADMIN_MAX_AGE_S": 12 * 3600.0,  # and any admin session this long after login
+    "ADMIN_MAX_SESSIONS": 32,
     "TESTING": False,
     "SSE_HEARTBEAT_S": 15.0,  # a comment line on an idle event stream this often
     "SSE_POLL_S": 1.0,  # longest single wait on the link (how soon a stream notices a stop)
@@ -31,8 +36,6 @@ DEFAULTS: dict[str, Any] = {
     "PIN_LOCKOUT_S": 60.0,
     "PIN_FAIL_DELAY_S": 0.5,
     "MAX_CONTENT_LENGTH": 256 * 1024,
-    "SESSION_COOKIE_SAMESITE": "Strict",
-    "SESSION_COOKIE_HTTPONLY": True,
 }
 
 CSP = (
@@ -43,12 +46,21 @@ CSP = (
 
 @dataclass
 class WebState:
-    """What the request handlers share: the link, the PIN guard, the event stream slots."""
+    """What the request handlers share: the link, the PIN guard, the admin sessions, the
+    event stream slots."""
 
     link: DaemonLink
     guard: PinGuard
+    sessions: SessionStore
+    hosts: frozenset[str]
+    bind_host: str
     streams: threading.BoundedSemaphore
     stopping: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def open_without_pin(self) -> bool:
+        """Served beyond this machine, and no admin PIN is set."""
+        return not self.guard.enabled and not security.is_loopback(self.bind_host)
 
 
 def web_state() -> WebState:
@@ -64,11 +76,18 @@ def stop_streams(app: Flask) -> None:
     state.stopping.set()
 
 
+def change_pin(app: Flask, pin: str | None) -> None:
+    """A new admin PIN (None: admin off) while serving: every admin session ends."""
+    state = app.extensions["sowboard"]
+    assert isinstance(state, WebState)
+    state.guard.replace(pin or None)
+
+
 def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     """The web application for one daemon link.
 
-    Config keys: ADMIN_PIN (str), SECRET_KEY (random per start if not given: admin sessions
-    then end with a restart), TESTING, and the tuning keys of `DEFAULTS`.
+    Config keys: ADMIN_PIN (str), TESTING, and the tuning keys of `DEFAULTS`. No secret key:
+    nothing is signed; admin sessions live in this process (`web_ui.sessions`).
     """
     app = Flask(__name__)
     if isinstance(app.json, DefaultJSONProvider):
@@ -77,8 +96,6 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     app.config.from_mapping(DEFAULTS)
     if config:
         app.config.from_mapping(config)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
     pin = app.config.get("ADMIN_PIN")
     if pin is not None and not isinstance(pin, str):
         raise TypeError("ADMIN_PIN must be a string")
@@ -91,7 +108,14 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
             lockout_s=float(app.config["PIN_LOCKOUT_S"]),
             fail_delay_s=float(app.config["PIN_FAIL_DELAY_S"]),
         ),
+        sessions=SessionStore(
+            idle_s=float(app.config["ADMIN_IDLE_S"]),
+            max_age_s=float(app.config["ADMIN_MAX_AGE_S"]),
+            max_sessions=int(app.config["ADMIN_MAX_SESSIONS"]),
+        ),
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
+        hosts=frozenset(name.lower() for name in app.config["ALLOWED_HOSTS"]),
+        bind_host=str(app.config["BIND_HOST"]),
     )
 
     from web_ui import api, pages
@@ -99,12 +123,17 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
 
+    app.before_request(_check_host)
     app.before_request(_choose_language)
     app.after_request(_after_request)
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
     return app
+
+
+def _check_host() -> None:
+    security.check_host(request, web_state().hosts)
 
 
 def _choose_language() -> None:

@@ -219,6 +219,8 @@ EN: dict[str, str] = {
     "admin_heading": "Admin",
     "admin_help": "These controls need the admin PIN.",
     "admin_no_pin": "No admin PIN is set on this board, so these controls are off.",
+    "open_without_pin": "This page is open to the network and no admin PIN is set "
+    "(web.admin_pin in the configuration).",
     "pin_label": "PIN",
     "login": "Log in",
     "logout": "Log out",
@@ -440,6 +442,8 @@ JA: dict[str, str] = {
     "admin_heading": "管理",
     "admin_help": "ここを使うには管理用のPINが必要です。",
     "admin_no_pin": "この盤には管理用のPINが設定されていないので、ここは使えません。",
+    "open_without_pin": "このページはネットワークに公開されていますが、管理用のPIN"
+    "（設定の web.admin_pin）が設定されていません。",
     "pin_label": "PIN",
     "login": "ログイン",
     "logout": "ログアウト",

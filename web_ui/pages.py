@@ -32,6 +32,7 @@ def page_helpers() -> dict[str, Any]:
         "languages": i18n.LANGUAGES,
         "language_names": i18n.LANGUAGE_NAMES,
         "switch_url": switch_url,
+        "open_without_pin": web_state().open_without_pin,
     }
 
 

@@ -9,12 +9,16 @@ session-authenticated request must also echo the session's CSRF token in `X-CSRF
 Wrong PINs are counted per client address: each costs a short delay, and after
 `PIN_MAX_FAILURES` in a row the client is locked out for `PIN_LOCKOUT_S` seconds (even the right
 PIN is refused then, or the lockout would not slow a guesser down).
+
+Sessions are kept on the server (`web_ui.sessions`): the cookie holds a random id only. Every
+request must name the board by one of its own names or an IP address (`check_host`), so that
+a rebound DNS name cannot make "this very host" an attacker's site.
 """
 
 from __future__ import annotations
 
 import hmac
-import secrets
+import ipaddress
 import threading
 import time
 from collections import OrderedDict
@@ -22,14 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from flask import Request, session
+from flask import Request
 
+from web_ui.sessions import COOKIE, AdminSession, SessionStore, csrf_matches
 from web_ui.validate import ApiError
 
 PIN_HEADER = "X-Sowboard-Pin"
 CSRF_HEADER = "X-CSRF-Token"
-SESSION_ADMIN = "admin"
-SESSION_CSRF = "csrf"
 
 
 @dataclass
@@ -39,7 +42,12 @@ class _Record:
 
 
 class PinGuard:
-    """Checks PINs with `hmac.compare_digest`, counting failures per client."""
+    """Checks PINs with `hmac.compare_digest`, counting failures per client.
+
+    The PIN can be replaced while the daemon runs (`sowboard run` on SIGHUP); each PIN has a
+    `generation`, and a session remembers the one it was opened with, so that a new PIN ends
+    every session the old one opened.
+    """
 
     def __init__(
         self,
@@ -59,29 +67,38 @@ class PinGuard:
         self._max_clients = max_clients
         self._records: OrderedDict[str, _Record] = OrderedDict()
         self._lock = threading.Lock()
+        self.generation = 0
 
     @property
     def enabled(self) -> bool:
         return self._pin is not None
 
+    def replace(self, pin: str | None) -> None:
+        """A new PIN (None: admin off); sessions of the old one end (see `generation`)."""
+        with self._lock:
+            self._pin = pin.encode() if pin else None
+            self.generation += 1
+
     def _now(self) -> float:
         return self._clock()
 
-    def check(self, client: str, pin: str) -> None:
-        """Return if `pin` is right; raise ApiError 403 (wrong) or 429 (locked out)."""
-        if self._pin is None:
-            raise ApiError(403, "no admin PIN is set on this board", "pin")
+    def check(self, client: str, pin: str) -> int:
+        """The generation of the PIN if `pin` is right; raise ApiError 403 (wrong) or 429
+        (locked out)."""
         now = self._now()
         with self._lock:
+            expected, generation = self._pin, self.generation
             record = self._records.get(client)
-            if record is not None and record.locked_until > now:
+            if expected is not None and record is not None and record.locked_until > now:
                 wait = int(record.locked_until - now) + 1
                 raise ApiError(429, f"too many wrong PINs; try again in {wait} s", "pin")
-        right = hmac.compare_digest(pin.encode(), self._pin)
+        if expected is None:
+            raise ApiError(403, "no admin PIN is set on this board", "pin")
+        right = hmac.compare_digest(pin.encode(), expected)
         with self._lock:
             if right:
                 self._records.pop(client, None)
-                return
+                return generation
             record = self._records.setdefault(client, _Record())
             self._records.move_to_end(client)
             while len(self._records) > self._max_clients:
@@ -105,6 +122,46 @@ class PinGuard:
             return max(0, int(record.locked_until - self._now()) + 1)
 
 
+def host_name(host: str) -> str:
+    """The name in a Host header, without port or trailing dot: "Board.local:8080" ->
+    "board.local", "[::1]:8080" -> "::1"."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0].lower()
+    return host.rsplit(":", 1)[0].rstrip(".").lower() if host.count(":") == 1 else host.lower()
+
+
+def is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback(host: str) -> bool:
+    """Whether serving on `host` keeps the page on this machine ("0.0.0.0" does not)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # another name: whatever it resolves to, not only this machine
+
+
+def check_host(request: Request, allowed: frozenset[str]) -> None:
+    """Answer only to the board's own names, or to an IP address: a rebound DNS name (an
+    attacker's site that now resolves to the board) arrives with the attacker's name."""
+    name = host_name(request.host)
+    if is_ip(name) or name in allowed:
+        return
+    raise ApiError(
+        400,
+        f"Host {name[:80]!r} is not a name of this board; add it to web.allowed_hosts "
+        "in the configuration if it is",
+        "host",
+    )
+
+
 def _same_host(url: str, request: Request) -> bool:
     parts = urlsplit(url)
     return bool(parts.scheme in ("http", "https") and parts.netloc == request.host)
@@ -124,21 +181,15 @@ def check_post(request: Request) -> None:
         raise ApiError(403, "cross-origin request refused (Referer)", "origin")
 
 
-def csrf_token() -> str:
-    """The session's CSRF token, made on first use."""
-    token = session.get(SESSION_CSRF)
-    if not isinstance(token, str):
-        token = secrets.token_urlsafe(32)
-        session[SESSION_CSRF] = token
-    return token
+def current_session(
+    request: Request, guard: PinGuard, sessions: SessionStore
+) -> AdminSession | None:
+    """The live admin session the request's cookie names, opened with the PIN in force."""
+    return sessions.get(request.cookies.get(COOKIE), guard.generation)
 
 
-def logged_in() -> bool:
-    return session.get(SESSION_ADMIN) is True
-
-
-def require_admin(request: Request, guard: PinGuard) -> None:
-    """The PIN header, or a logged-in session with its CSRF token; else ApiError."""
+def require_admin(request: Request, guard: PinGuard, sessions: SessionStore) -> None:
+    """The PIN header, or a live session with its CSRF token; else ApiError."""
     client = request.remote_addr or "unknown"
     pin = request.headers.get(PIN_HEADER)
     if pin is not None:
@@ -146,9 +197,10 @@ def require_admin(request: Request, guard: PinGuard) -> None:
         return
     if not guard.enabled:
         raise ApiError(403, "no admin PIN is set on this board", "pin")
-    if not logged_in():
-        raise ApiError(403, f"admin PIN needed ({PIN_HEADER} header or log in)", "pin")
-    sent = request.headers.get(CSRF_HEADER, "")
-    token = session.get(SESSION_CSRF)
-    if not isinstance(token, str) or not hmac.compare_digest(sent.encode(), token.encode()):
+    session = current_session(request, guard, sessions)
+    if session is None:
+        raise ApiError(
+            403, f"admin PIN needed ({PIN_HEADER} header or log in; sessions expire)", "pin"
+        )
+    if not csrf_matches(session, request.headers.get(CSRF_HEADER, "")):
         raise ApiError(403, f"missing or wrong CSRF token ({CSRF_HEADER} header)", "csrf")

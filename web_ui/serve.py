@@ -39,6 +39,10 @@ def make_server(
         ident="sowboard",
         clear_untrusted_proxy_headers=True,
         channel_timeout=60,
+        # Keep reading a connection while its request runs, so that a closed page is seen at
+        # once (`waitress.client_disconnected`) rather than at the second write that fails:
+        # an event stream otherwise held its slot for two heartbeats (30 s and more).
+        channel_request_lookahead=1,
     )
 
 

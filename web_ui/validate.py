@@ -9,14 +9,26 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
-from controller.physical import ACTION_FIELDS, BUTTONS, MAX_T, MISTAKE_KINDS
+from controller.physical import ACTION_FIELDS, BUTTONS, MISTAKE_KINDS
 
 CALIBRATION_STAGES = ("empty", "layout", "reference")
 MODES = ("play", "teach", "demo")
 MAX_ACTIONS = 500
+# The virtual hands are busy until a script's last action ends, and nobody can play the
+# simulated board meanwhile: one request from the page must not hold it for a day (the
+# simulator itself takes times up to 86400 s and holds up to 3600 s, for scenario files).
+MAX_SCRIPT_S = 300.0
+MAX_HOLD_S = 60.0  # a press or a bump
 MAX_SEEDS = 200
+# The deepest body any endpoint takes is 4 levels ({"actions": [{"at": [0, 1]}]}). The
+# parser recurses once per level, so 100000 brackets would end in RecursionError (a 500).
+MAX_JSON_DEPTH = 16
+# A string (to its closing quote, or to the end of a body that never closes it: possessive,
+# so that a body of `"\` repeated costs one pass and not one per quote) or a bracket.
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
 
 
 class ApiError(Exception):
@@ -38,6 +50,33 @@ def _show(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_nesting(text: str) -> None:
+    """Raise ValueError when the JSON `text` nests deeper than MAX_JSON_DEPTH (strings are
+    skipped whole, so brackets inside them do not count), before the parser recurses."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ValueError(
+                    f"nested deeper than {MAX_JSON_DEPTH} levels at character {match.start()}"
+                )
+        elif token in "]}":
+            depth -= 1
+
+
+def check_text(body: Any) -> None:
+    """Raise ValueError when a string in the parsed body holds a lone surrogate: JSON's
+    "\\ud800" escape decodes to one, which fails wherever the text is encoded later (the PIN
+    check answered a 500). Refused here once for every endpoint and field."""
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad_char = error.object[error.start : error.end]
+        raise ValueError(f"a string holds a lone surrogate {bad_char!a}") from None
 
 
 def bad(field: str, message: str) -> ApiError:
@@ -215,7 +254,7 @@ def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
             needs = f" (a {kind} needs {', '.join(required)})" if required else ""
             raise bad(f"{where}.{key}", f"is missing{needs}")
     out: dict[str, Any] = {
-        "t": number(raw["t"], f"{where}.t", 0.0, MAX_T),
+        "t": number(raw["t"], f"{where}.t", 0.0, MAX_SCRIPT_S),
         "action": kind,
     }
     if "hand" in raw:
@@ -239,7 +278,7 @@ def _action(raw: Any, where: str, pits: int) -> dict[str, Any]:
     if kind in ("rest", "lean", "brush"):  # the daemon checks each kind's own ranges
         out["g"] = number(raw["g"], f"{where}.g", 0.0, 50000.0, low_open=True)
     if kind in ("press", "bump", "rest", "lean") or (kind == "brush" and "dur" in raw):
-        out["dur"] = number(raw["dur"], f"{where}.dur", 0.0, 3600.0, low_open=True)
+        out["dur"] = number(raw["dur"], f"{where}.dur", 0.0, MAX_HOLD_S, low_open=True)
     if "ramp_s" in raw:
         out["ramp_s"] = number(raw["ramp_s"], f"{where}.ramp_s", 0.0, 10.0)
     if kind == "button":

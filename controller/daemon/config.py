@@ -17,8 +17,11 @@ controller.daemon.config.ConfigError: board.toml: leds.brightness = 1.5 is out o
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
+import re
+import socket
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +42,10 @@ LED_BACKENDS = ("auto", "sim", "neopixel", "pico", "none")
 NEOPIXEL_GPIOS = (10, 12, 18, 21)  # SPI, PWM0, PWM0, PCM (HARDWARE.md)
 PIXEL_ORDERS = ("RGB", "GRB", "RGBW", "GRBW")
 MAX_GPIO = 27
+MAX_HOST_NAMES = 32
+LOOPBACK_NAMES = ("localhost",)
+_HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_HOST_NAME = re.compile(rf"{_HOST_LABEL}(?:\.{_HOST_LABEL})*\.?", re.IGNORECASE)
 
 
 class ConfigError(ValueError):
@@ -113,6 +120,16 @@ class WebSettings:
     port: int = 8080
     admin_pin: str | None = None
     max_streams: int = 12
+    allowed_hosts: tuple[str, ...] = ()  # names besides the built-in ones (`host_names`)
+
+    def host_names(self) -> tuple[str, ...]:
+        """The names a request may ask for in its Host header (IP addresses always may):
+        loopback, this machine's hostname and its mDNS name, `host`, `allowed_hosts`.
+        Any other name is refused, so that a web site whose name an attacker points at the
+        board (DNS rebinding) cannot reach the API from a visitor's browser."""
+        machine = socket.gethostname().lower()
+        names = (*LOOPBACK_NAMES, machine, f"{machine.split('.')[0]}.local", self.host)
+        return tuple(dict.fromkeys(n.lower().rstrip(".") for n in (*names, *self.allowed_hosts)))
 
 
 @dataclass(frozen=True)
@@ -273,6 +290,30 @@ def _gpio_list() -> Check:
     return check
 
 
+def _host_list() -> Check:
+    allowed = f"a list of at most {MAX_HOST_NAMES} host names or IP addresses"
+
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, list) or len(value) > MAX_HOST_NAMES:
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {allowed}")
+        for k, name in enumerate(value):
+            if not isinstance(name, str) or not _is_host(name):
+                raise _Bad(f"{key}[{k}] = {_show(name)} is not allowed, allowed: {allowed}")
+        return tuple(value)
+
+    return check
+
+
+def _is_host(name: str) -> bool:
+    if len(name) <= 253 and _HOST_NAME.fullmatch(name):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _table() -> Check:
     def check(key: str, value: Any) -> Any:
         if not isinstance(value, dict):
@@ -331,6 +372,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "port": (_num(0, 65535, integer=True), WebSettings.port),
         "admin_pin": (_pin_code(), None),
         "max_streams": (_num(1, 200, integer=True, unit="open live pages"), 12),
+        "allowed_hosts": (_host_list(), ()),
     },
     "buttons": {
         "enabled": (_bool(), False),
@@ -477,6 +519,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
             port=web["port"],
             admin_pin=web["admin_pin"],
             max_streams=web["max_streams"],
+            allowed_hosts=web["allowed_hosts"],
         ),
         buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
@@ -551,6 +594,9 @@ host = "127.0.0.1"          # 0.0.0.0 to serve the page to the network
 port = 8080
 admin_pin = ""              # 4 to 64 characters; empty: the admin page is off
 max_streams = 12            # live pages at once, 1 to 200
+allowed_hosts = []          # more names the page is reached by, e.g. ["sowboard.example.org"];
+                            # always allowed: IP addresses, localhost, this machine's hostname
+                            # and hostname.local, and web.host. Other names are refused (400).
 
 [buttons]
 enabled = false

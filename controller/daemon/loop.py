@@ -120,6 +120,11 @@ LED_PUBLISH_S = 0.1  # animated colours reach the page at most 10 times a second
 SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a second
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
 HINT_S = 3.0
+# A button counts once in this window: a finger presses a button a few times a second at the
+# most, and a bouncing contact or a script of presses must not cost the loop one command each
+# (500 scripted `new_game` presses in one tick held the loop for 14 s, past the watchdog).
+BUTTON_REPEAT_S = 0.25
+COMMAND_BUDGET_S = 0.05  # loop time for queued commands in one pass (the tick is 1/30 s)
 DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
 # demo mode: a game standing still this long (a flag nobody puts right, a step the virtual
 # hands will not make) makes way for a new one
@@ -188,11 +193,10 @@ class LoopLink:
             self._cond.notify_all()
             return self._version
 
-    def take_commands(self) -> list[tuple[str, dict[str, Any], Future[dict[str, Any]]]]:
+    def take_command(self) -> tuple[str, dict[str, Any], Future[dict[str, Any]]] | None:
+        """The oldest queued command, if any."""
         with self._lock:
-            out = list(self._queue)
-            self._queue.clear()
-        return out
+            return self._queue.popleft() if self._queue else None
 
     def close(self) -> None:
         """Refuse new commands and fail the queued ones (the loop is stopping)."""
@@ -369,6 +373,7 @@ class BoardLoop:
         self.tick_s = 1.0 / config.leds.fps
         self.last_activity = self.now
         self.hint_until = -1.0
+        self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
         self.busy_until = -1.0  # the virtual hand is acting until then (loop time)
         self._save_layout_pending = False
         self._completed_seen = len(target.completed)
@@ -565,15 +570,7 @@ class BoardLoop:
         frames = self.feed.wait(self.next_tick)
         if frames:
             self._on_frames(frames)
-        commands = self.link.take_commands()
-        for name, args, future in commands:
-            try:
-                future.set_result(self.execute(name, args))
-            except CommandError as err:
-                future.set_exception(err)
-            except Exception as err:
-                self.out(f"command {name} failed:\n{traceback.format_exc()}")
-                future.set_exception(CommandError("command", f"internal error: {err}"))
+        self._commands()
         now = self.now = self.feed.now()
         if now >= self.next_tick:
             self.stats.lags.append(now - self.next_tick)
@@ -584,6 +581,24 @@ class BoardLoop:
                 missed = int((now - self.next_tick) / self.tick_s) + 1
                 self.stats.missed_ticks += missed
                 self.next_tick += missed * self.tick_s
+
+    def _commands(self) -> None:
+        """Carry out queued commands for COMMAND_BUDGET_S at the most (at least one): the rest
+        wait for the next pass, so that the frames and the tick come between them however
+        many requests queued commands at once."""
+        budget_end = time.perf_counter() + COMMAND_BUDGET_S
+        while (command := self.link.take_command()) is not None:
+            name, args, future = command
+            try:
+                future.set_result(self.execute(name, args))
+            except CommandError as err:
+                future.set_exception(err)
+            except Exception as err:
+                self.out(f"command {name} failed:\n{traceback.format_exc()}")
+                future.set_exception(CommandError("command", f"internal error: {err}"))
+            if time.perf_counter() >= budget_end:
+                self.link.wake()  # more may wait: do not sleep until the next frame
+                return
 
     def shutdown(self) -> None:
         """Close everything the loop owns (the thread's last act, or `stop()` without one)."""
@@ -763,6 +778,9 @@ class BoardLoop:
             names.extend(self.buttons.drain())
         for name in names:
             self.last_activity = now
+            if now - self._button_at.get(name, -1e9) < BUTTON_REPEAT_S:
+                continue
+            self._button_at[name] = now
             try:
                 if name == "new_game":
                     self.execute("new_game", {})

@@ -4,62 +4,53 @@ The main thread only waits: the loop runs in its own thread (it owns all state),
 another (its worker threads serve the page and the event streams). SIGTERM (systemd stop) and
 SIGINT (Ctrl-C) end both cleanly: the lights go dark, the journal is flushed, the simulated
 board's layout is saved. READY=1 goes to systemd only once the page answers and the loop runs;
-the loop itself sends WATCHDOG=1, so a hung loop is restarted.
+the loop itself sends WATCHDOG=1, so a hung loop is restarted. SIGHUP (`systemctl reload`)
+reads the configuration again for a new admin PIN, which ends every admin session, without
+stopping the game.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
 import signal
 import threading
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from flask import Flask
 
-from .config import Config
-from .files import write_atomic
+from .config import Config, ConfigError, load_config
 from .loop import BoardLoop
 from .notify import Notifier
-
-SECRET_FILE = "web_secret"
 
 
 class StartError(RuntimeError):
     """The daemon cannot start (a port in use, hardware missing); the message says why."""
 
 
-def web_secret(data_dir: Path) -> str:
-    """The page's session key, kept in the data directory so that an admin who logged in stays
-    logged in across a restart (readable by the daemon's user only)."""
-    path = data_dir / SECRET_FILE
-    try:
-        text = path.read_text(encoding="ascii").strip()
-        if len(text) >= 32:
-            return text
-    except (OSError, UnicodeDecodeError):
-        pass
-    key = secrets.token_hex(32)
-    write_atomic(path, key + "\n")
-    os.chmod(path, 0o600)
-    return key
-
-
 def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
-    from web_ui.app import create_app
+    """The page for `loop`; a warning when it is open to the network without a PIN."""
+    from web_ui.app import create_app, web_state
 
     web = config.web
-    return create_app(
+    app = create_app(
         loop.link,
         {
             "ADMIN_PIN": web.admin_pin,
             "SSE_MAX_STREAMS": web.max_streams,
-            "SECRET_KEY": web_secret(config.data_dir),
+            "ALLOWED_HOSTS": web.host_names(),
+            "BIND_HOST": web.host,
             **extra,
         },
     )
+    with app.app_context():
+        if web_state().open_without_pin:
+            loop.out(
+                f"warning: {config.where}: web.host = {web.host!r} serves the page to the "
+                "network, but web.admin_pin is not set (the admin controls are off, and every "
+                "page shows this warning); set web.admin_pin, 4 to 64 characters"
+            )
+    return app
 
 
 class Daemon:
@@ -102,6 +93,29 @@ class Daemon:
     def url(self) -> str:
         return self.server.url
 
+    def reload_pin(self) -> None:
+        """Read the configuration file again and take its web.admin_pin (a leaked PIN is
+        changed without stopping the game); every other key takes a restart. A file that is
+        wrong now keeps the PIN in force."""
+        from web_ui.app import change_pin
+
+        if self.config.path is None:
+            self.out("reload: no configuration file, nothing to read again")
+            return
+        try:
+            fresh = load_config(self.config.path, explicit=True)
+        except ConfigError as err:
+            self.out(f"reload: {err}; the admin PIN stays as it was")
+            return
+        if _with_pin(fresh, None) != _with_pin(self.config, None):
+            self.out("reload: only web.admin_pin is taken now; the other changes need a restart")
+        if fresh.web.admin_pin == self.config.web.admin_pin:
+            self.out("reload: web.admin_pin is unchanged")
+            return
+        change_pin(self.app, fresh.web.admin_pin)
+        self.config = _with_pin(self.config, fresh.web.admin_pin)
+        self.out("reload: a new web.admin_pin; every admin session has ended")
+
     def start(self) -> Daemon:
         self.loop.start()
         self.server.start()
@@ -113,9 +127,14 @@ class Daemon:
         self.loop.stop()
 
 
+def _with_pin(config: Config, pin: str | None) -> Config:
+    return replace(config, web=replace(config.web, admin_pin=pin))
+
+
 def run(config: Config, *, stop: threading.Event | None = None) -> int:
     """Run until SIGTERM/SIGINT (or `stop`); 0 after a clean stop, 1 if the loop died."""
     stop = stop or threading.Event()
+    reload = threading.Event()
     daemon = Daemon(config)
     out = daemon.out
     if config.path is None:
@@ -128,14 +147,22 @@ def run(config: Config, *, stop: threading.Event | None = None) -> int:
         out(f"stopping ({signal.Signals(signum).name})")
         stop.set()
 
+    def on_hangup(signum: int, frame: Any) -> None:
+        del signum, frame
+        reload.set()  # read in the main loop below, not inside the handler
+
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, on_signal)
+        previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, on_hangup)
     try:
         daemon.start()
         out(f"status page: {daemon.url}/")
         daemon.notifier.ready(f"serving {daemon.url}")
         while not stop.wait(0.5):
+            if reload.is_set():
+                reload.clear()
+                daemon.reload_pin()
             if not daemon.loop.running:
                 out("the loop stopped unexpectedly")
                 return 1

@@ -355,6 +355,7 @@ def led_test(config: Config, *, step_s: float = 0.3, out: Out = print) -> list[s
 
     A person watching the board sees at once a dead LED, a swapped colour order (red showing
     green means GRB/RGB is wrong in the configuration) or LEDs wired to the wrong place.
+    Each step is one JSON line, as the rest of `sowboard diag` is JSON.
     """
     from controller.leds.patterns import WHITE, Light, render
 
@@ -367,6 +368,11 @@ def led_test(config: Config, *, step_s: float = 0.3, out: Out = print) -> list[s
         source = open_source(config, len(board.cells), board.led_count)
     leds = open_leds(config, board.led_count, source)
     shown: list[str] = []
+
+    def say(line: dict[str, Any]) -> None:
+        shown.append(json.dumps(line))
+        out(shown[-1])
+
     brightness = config.leds.brightness
     budget = config.leds.max_current_a
     try:
@@ -382,18 +388,15 @@ def led_test(config: Config, *, step_s: float = 0.3, out: Out = print) -> list[s
                     max_current_a=budget,
                 )
             )
-            shown.append(f"place {list(place)} white")
-            out(shown[-1])
+            say({"lit": "place", "place": place.to_json(), "color": "white"})
             time.sleep(step_s)
         for name, rgb in (("red", (255, 0, 0)), ("green", (0, 255, 0)), ("blue", (0, 0, 255))):
             level = tuple(round(c * brightness) for c in rgb)
             leds.show([level] * board.led_count)  # type: ignore[list-item]
-            shown.append(f"all {name}")
-            out(shown[-1])
+            say({"lit": "all", "color": name})
             time.sleep(step_s * 2)
         leds.show([(0, 0, 0)] * board.led_count)
-        shown.append("all off")
-        out(shown[-1])
+        say({"lit": "all", "color": "off"})
     finally:
         leds.close()
         if source is not None:
@@ -404,25 +407,26 @@ def led_test(config: Config, *, step_s: float = 0.3, out: Out = print) -> list[s
 def button_test(
     config: Config, seconds: float, *, out: Out = print, pin_factory: Any = None
 ) -> list[str]:
-    """Report every board button pressed within `seconds` (buttons must be enabled)."""
+    """Report every board button pressed within `seconds` (buttons must be enabled), one
+    JSON line each."""
     from .hardware import open_buttons
 
     buttons = open_buttons(config, pin_factory=pin_factory)
     if buttons is None:
-        out("buttons are not enabled in the configuration ([buttons] enabled = true)")
+        out(json.dumps({"note": "buttons are not enabled ([buttons] enabled = true)"}))
         return []
     pressed: list[str] = []
-    out(f"press the board's buttons within {seconds:g} s")
+    out(json.dumps({"note": f"press the board's buttons within {seconds:g} s"}))
     try:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             for name in buttons.drain():
                 pressed.append(name)
-                out(f"pressed: {name}")
+                out(json.dumps({"pressed": name}))
             time.sleep(0.02)
         for name in buttons.drain():
             pressed.append(name)
-            out(f"pressed: {name}")
+            out(json.dumps({"pressed": name}))
     finally:
         buttons.close()
     return pressed

@@ -3,12 +3,15 @@ visitor presses them, the daemon's loop carries them out."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.daemon.hardware import HardwareError, open_buttons
+from controller.daemon.loop import BUTTON_REPEAT_S
 from tests.daemon.conftest import Board, make_config
 
 
@@ -57,3 +60,38 @@ def test_buttons_on_a_pc_without_pins_say_what_to_change(tmp_path: Path) -> None
     else:  # a machine with real GPIO (a Pi running the tests)
         assert buttons is not None
         buttons.close()
+
+
+def test_a_burst_of_presses_costs_the_loop_one_command(tmp_path: Path) -> None:
+    """500 scripted `new_game` presses in one request once held the loop 14 s (the watchdog
+    allows 10): a button counts once per BUTTON_REPEAT_S, so the burst is one new game."""
+    board = Board(make_config(tmp_path))
+    try:
+        board.ready()
+        loop = board.loop
+        new_games: list[float] = []
+        real = loop._cmd_new_game
+
+        def counted(args: dict[str, Any]) -> dict[str, Any]:
+            new_games.append(loop.now)
+            return real(args)
+
+        loop._cmd_new_game = counted  # type: ignore[method-assign]
+        press = {"t": 0, "action": "button", "name": "new_game"}
+        loop.execute("sim_actions", {"actions": [press] * 500})
+        longest = 0.0
+        end = loop.feed.now() + 1.0
+        while loop.feed.now() < end:
+            started = time.perf_counter()
+            loop.iterate()
+            longest = max(longest, time.perf_counter() - started)
+
+        assert len(new_games) == 1
+        assert longest < 2.0  # one new game, not 500 (13.8 s before)
+        board.ready()
+        loop.execute("sim_actions", {"actions": [press]})
+        board.run(0.1)
+        assert len(new_games) == 2  # a press after the window counts again
+        assert new_games[1] - new_games[0] >= BUTTON_REPEAT_S
+    finally:
+        board.stop()

@@ -68,6 +68,13 @@ MISTAKES = [
     ),
     ("[hardware.pi]\ndout = [2, 2]\n", ["hardware.pi.dout lists a GPIO twice"]),
     ('[web]\nadmin_pin = "12"\n', ["web.admin_pin has 2 characters", "4 to 64"]),
+    ('[web]\nallowed_hosts = "board"\n', ['web.allowed_hosts = "board" is not allowed']),
+    (
+        '[web]\nallowed_hosts = ["ok.example", "bad name"]\n',
+        ['web.allowed_hosts[1] = "bad name" is not allowed', "host names or IP addresses"],
+    ),
+    ("[web]\nallowed_hosts = [3]\n", ["web.allowed_hosts[0] = 3 is not allowed"]),
+    (f"[web]\nallowed_hosts = {['h'] * 33}\n", ["web.allowed_hosts", "at most 32"]),
 ]
 
 
@@ -147,3 +154,22 @@ def test_a_board_file_next_to_the_config_is_found(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[board]\nfile = "my_board.toml"\n')
     assert load_config(path, explicit=True).board == str(tmp_path / "my_board.toml")
+
+
+def test_the_page_answers_to_the_boards_own_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("socket.gethostname", lambda: "Sowboard-Pi")
+    config = parse_config(
+        {"web": {"host": "board.lan", "allowed_hosts": ["Games.Example.org.", "10.1.2.3"]}},
+        tmp_path / "config.toml",
+    )
+
+    assert config.web.host_names() == (
+        "localhost",
+        "sowboard-pi",
+        "sowboard-pi.local",
+        "board.lan",
+        "games.example.org",
+        "10.1.2.3",
+    )

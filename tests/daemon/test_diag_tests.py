@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -18,8 +19,13 @@ def test_the_led_test_lights_every_place_then_each_colour_then_off(tmp_path: Pat
     lines: list[str] = []
     shown = led_test(config, step_s=0.0, out=lines.append)
     board = config.board_file()
-    places = [f"place {list(p)} white" for p in board.mapping(board.pits).places]
-    assert shown == [*places, "all red", "all green", "all blue", "all off"]
+    places = [
+        {"lit": "place", "place": p.to_json(), "color": "white"}
+        for p in board.mapping(board.pits).places
+    ]
+    colors = [{"lit": "all", "color": c} for c in ("red", "green", "blue", "off")]
+    assert [json.loads(line) for line in shown] == [*places, *colors]  # JSON, as diag promises
+    assert {"lit": "place", "place": [0, "store"], "color": "white"} in places
     assert lines == shown
 
 
@@ -43,10 +49,10 @@ def test_the_button_test_reports_each_press(tmp_path: Path) -> None:
     finally:
         Device.pin_factory = None
     assert pressed == ["undo", "hint"]
-    assert "pressed: undo" in lines
+    assert [json.loads(line) for line in lines[1:]] == [{"pressed": "undo"}, {"pressed": "hint"}]
 
 
 def test_the_button_test_says_when_buttons_are_off(tmp_path: Path) -> None:
     lines: list[str] = []
     assert button_test(make_config(tmp_path), 0.1, out=lines.append) == []
-    assert "not enabled" in lines[0]
+    assert "not enabled" in json.loads(lines[0])["note"]

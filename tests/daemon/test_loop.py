@@ -5,6 +5,8 @@ the status snapshot (position, lights, flags, history, record) follows what the 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import pytest
 
 from controller.daemon.journal import read_journal, replay
 from controller.daemon.link import CommandError
-from controller.daemon.loop import DEMO_STILL_NEW_GAME_S
+from controller.daemon.loop import COMMAND_BUDGET_S, DEMO_STILL_NEW_GAME_S
 from controller.leds.patterns import BLUE, GREEN, ORANGE, VERMILLION, WHITE, hex_color
 from controller.rules import Game, Place
 from tests.daemon.conftest import Board, make_config
@@ -354,3 +356,36 @@ def test_a_flag_the_referee_takes_back_keeps_its_id_to_itself(board: Board) -> N
     assert flags[0]["id"] != shown["id"]
     assert len(board.loop.session_steps) == steps_before
     assert all(a is b for a, b in zip(board.loop.session_steps, referee.steps, strict=True))
+
+
+def test_queued_commands_share_a_pass_of_the_loop_within_a_time_budget(board: Board) -> None:
+    """However many requests queue commands at once, one pass of the loop spends about
+    COMMAND_BUDGET_S on them and leaves the rest for the next passes (frames and ticks come
+    between), instead of carrying them all out in one go."""
+    board.ready()
+    loop = board.loop
+    done: list[str] = []
+
+    def slow(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(COMMAND_BUDGET_S * 0.6)
+        done.append(name)
+        return {}
+
+    loop.execute = slow  # type: ignore[method-assign]
+    senders = [
+        threading.Thread(target=loop.link.command, args=("mode", {"mode": "play"}))
+        for _ in range(6)
+    ]
+    for sender in senders:
+        sender.start()
+    while len(loop.link._queue) < len(senders):
+        time.sleep(0.01)
+
+    loop.iterate()
+    in_one_pass = len(done)
+    while len(done) < len(senders):
+        loop.iterate()
+    for sender in senders:
+        sender.join()
+
+    assert 1 <= in_one_pass <= 2

@@ -12,8 +12,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from controller.daemon.config import load_config
 from controller.daemon.loop import BoardLoop
-from controller.daemon.run import make_app
+from controller.daemon.run import Daemon, make_app
 from tests.daemon.conftest import make_config
 from tests.web.sse import EventReader
 
@@ -172,3 +173,82 @@ def test_sowboard_record_asks_the_running_daemon_over_http(tmp_path: Path) -> No
         loop.stop()
     with pytest.raises(RecordError, match=r"no daemon answers at http://127\.0\.0\.1"):
         record(config, seconds=2.0)
+
+
+@pytest.mark.parametrize(
+    ("host", "pin", "warned"), [("0.0.0.0", None, True), ("0.0.0.0", PIN, False)]
+)
+def test_serving_the_network_without_a_pin_is_warned_of(
+    tmp_path: Path, host: str, pin: str | None, warned: bool
+) -> None:
+    config = make_config(tmp_path, web={"host": host, "admin_pin": pin or ""})
+    messages: list[str] = []
+    loop = BoardLoop(config, speed=None, out=messages.append)
+    try:
+        make_app(loop, config)
+    finally:
+        loop.stop()
+
+    warnings = [m for m in messages if m.startswith("warning:")]
+    assert bool(warnings) is warned
+    if warned:
+        assert "web.host = '0.0.0.0'" in warnings[0] and "set web.admin_pin" in warnings[0]
+
+
+def test_a_reload_takes_a_new_pin_and_ends_the_old_sessions(tmp_path: Path) -> None:
+    """`systemctl reload` (SIGHUP) after a leaked PIN was changed in the file: the game goes
+    on, the old PIN and every session it opened are refused."""
+    path = tmp_path / "config.toml"
+    path.write_text(f'[web]\nport = 0\nadmin_pin = "{PIN}"\n[data]\ndir = "{tmp_path}"\n')
+    messages: list[str] = []
+    daemon = Daemon(load_config(path, explicit=True), out=messages.append).start()
+    try:
+        client = daemon.app.test_client()
+        login = client.post("/api/admin/login", json={"pin": PIN})
+        token = {"X-CSRF-Token": login.get_json()["csrf"]}
+        assert (
+            client.post("/api/admin/mode", json={"mode": "play"}, headers=token).status_code == 200
+        )
+
+        path.write_text(path.read_text().replace(PIN, "97531"))
+        daemon.reload_pin()
+
+        refused = client.post("/api/admin/mode", json={"mode": "play"}, headers=token)
+        assert (refused.status_code, refused.get_json()["field"]) == (403, "pin")
+        old_pin = {"X-Sowboard-Pin": PIN}
+        assert (
+            client.post("/api/admin/mode", json={"mode": "play"}, headers=old_pin).status_code
+            == 403
+        )
+        new_pin = {"X-Sowboard-Pin": "97531"}
+        assert (
+            client.post("/api/admin/mode", json={"mode": "play"}, headers=new_pin).status_code
+            == 200
+        )
+        assert "reload: a new web.admin_pin; every admin session has ended" in messages
+        assert daemon.loop.running
+    finally:
+        daemon.stop()
+
+
+def test_a_reload_says_what_it_does_not_take(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(f'[web]\nport = 0\nadmin_pin = "{PIN}"\n[data]\ndir = "{tmp_path}"\n')
+    messages: list[str] = []
+    daemon = Daemon(load_config(path, explicit=True), out=messages.append)
+    try:
+        path.write_text(path.read_text() + "[leds]\nbrightness = 0.2\n")
+        daemon.reload_pin()
+        path.write_text("[leds]\nbrightness = 7\n")
+        daemon.reload_pin()
+    finally:
+        daemon.start().stop()
+
+    reloads = [m for m in messages if m.startswith("reload:")]
+    assert reloads[0] == (
+        "reload: only web.admin_pin is taken now; the other changes need a restart"
+    )
+    assert reloads[1] == "reload: web.admin_pin is unchanged"
+    assert "leds.brightness = 7 is out of range" in reloads[2]
+    assert reloads[2].endswith("the admin PIN stays as it was")
+    assert daemon.config.web.admin_pin == PIN

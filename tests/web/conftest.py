@@ -15,7 +15,6 @@ from web_ui.app import create_app, stop_streams
 PIN = "2468"
 TEST_CONFIG: dict[str, Any] = {
     "TESTING": True,
-    "SECRET_KEY": "test-secret",
     "ADMIN_PIN": PIN,
     "PIN_FAIL_DELAY_S": 0.0,
     "PIN_MAX_FAILURES": 3,

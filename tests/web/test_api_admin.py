@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.web.conftest import PIN, TEST_CONFIG
 from tests.web.fake_link import FakeLink
-from web_ui.app import create_app
+from web_ui.app import change_pin, create_app
 from web_ui.security import PinGuard
+from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
 
 ADMIN = {"X-Sowboard-Pin": PIN}
@@ -209,6 +211,106 @@ def test_logout_needs_the_csrf_token(client: FlaskClient) -> None:
 
     assert post(client, "/api/admin/logout").status_code == 403
     assert client.get("/api/admin/session").get_json()["admin"] is True
+
+
+def login_cookie(client: FlaskClient) -> tuple[str, str]:
+    """Log in; the session cookie as a `Cookie` header value, and the CSRF token."""
+    response = post(client, "/api/admin/login", {"pin": PIN})
+    assert response.status_code == 200
+    return response.headers["Set-Cookie"].split(";", 1)[0], response.get_json()["csrf"]
+
+
+def replay(app: Flask, cookie: str, token: str) -> Any:
+    """An admin command from a browser that kept the cookie and the token."""
+    headers = {"Cookie": cookie, "X-CSRF-Token": token}
+    return app.test_client(use_cookies=False).post("/api/admin/undo", json={}, headers=headers)
+
+
+def test_a_cookie_kept_from_before_logout_is_refused(app: Flask, link: FakeLink) -> None:
+    client = app.test_client()
+    cookie, token = login_cookie(client)
+    assert post(client, "/api/admin/logout", **{"X-CSRF-Token": token}).status_code == 200
+
+    response = replay(app, cookie, token)
+
+    assert (response.status_code, response.get_json()["field"]) == (403, "pin")
+    assert link.commands == []
+
+
+def test_a_new_login_ends_the_browsers_old_session(app: Flask) -> None:
+    client = app.test_client()
+    old_cookie, old_token = login_cookie(client)
+    login_cookie(client)
+
+    assert replay(app, old_cookie, old_token).status_code == 403
+
+
+def test_a_session_does_not_outlive_the_pin_it_was_opened_with(app: Flask, link: FakeLink) -> None:
+    """A leaked PIN is changed in the configuration and the daemon restarts: whoever logged in
+    with the old PIN is logged out (the cookie once carried only admin=True, signed with a key
+    kept across restarts)."""
+    cookie, token = login_cookie(app.test_client())
+    restarted = create_app(link, {**TEST_CONFIG, "ADMIN_PIN": "13579"})
+
+    response = replay(restarted, cookie, token)
+
+    assert (response.status_code, response.get_json()["field"]) == (403, "pin")
+    assert link.commands == []
+
+
+def test_a_new_pin_ends_the_sessions_the_old_one_opened(app: Flask, link: FakeLink) -> None:
+    """A leaked PIN is replaced while the daemon runs (SIGHUP): whoever logged in with it is
+    logged out, and the old PIN opens nothing."""
+    client = app.test_client()
+    cookie, token = login_cookie(client)
+
+    change_pin(app, "13579")
+
+    assert replay(app, cookie, token).status_code == 403
+    assert post(client, "/api/admin/undo", **ADMIN).get_json()["error"] == "wrong PIN"
+    assert post(client, "/api/admin/login", {"pin": "13579"}).status_code == 200
+    assert client.get("/api/admin/session").get_json()["admin"] is True
+    assert link.commands == []
+
+
+def test_a_session_ends_when_idle_or_old(app: Flask) -> None:
+    now = [0.0]
+    state = app.extensions["sowboard"]
+    state.sessions = SessionStore(idle_s=60, max_age_s=120, clock=lambda: now[0])
+    client = app.test_client()
+    cookie, token = login_cookie(client)
+
+    now[0] += 61
+    assert replay(app, cookie, token).status_code == 403  # unused too long
+    cookie, token = login_cookie(client)
+    codes = []
+    for _ in range(4):
+        now[0] += 50
+        codes.append(replay(app, cookie, token).status_code)
+    assert codes == [409, 409, 403, 403]  # (nothing to undo) in use, yet too old after 120 s
+
+
+def test_the_session_cookie_is_http_only_strict_and_expires(client: FlaskClient) -> None:
+    response = post(client, "/api/admin/login", {"pin": PIN})
+    cookie = response.headers["Set-Cookie"]
+
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    assert f"Max-Age={12 * 3600}" in cookie
+
+
+def test_the_session_store_forgets_the_oldest_when_full() -> None:
+    now = [0.0]
+    store = SessionStore(idle_s=60, max_age_s=600, max_sessions=2, clock=lambda: now[0])
+    first, _ = store.open(0)
+    second, _ = store.open(0)
+    third, _ = store.open(0)
+
+    assert store.get(first, 0) is None
+    assert store.get(second, 0) is not None and store.get(third, 0) is not None
+    now[0] = 61
+    assert store.get(second, 0) is None
+    assert len(store) == 1  # the expired one was dropped, the third was not looked up yet
 
 
 # ---------------------------------------------------------------- CSRF

@@ -8,7 +8,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.physical import MISTAKE_KINDS
-from tests.web.conftest import TEST_CONFIG
+from tests.web.conftest import PIN, TEST_CONFIG
 from tests.web.fake_link import FakeLink
 from web_ui.app import create_app
 
@@ -49,7 +49,7 @@ def test_actions_are_checked_and_passed_on(client: FlaskClient, link: FakeLink) 
         {"t": 3, "action": "bump", "g": -20, "dur": 0.1},
         {"t": 4, "action": "drop_off"},
         {"t": 4, "action": "add", "at": [1, 1], "n": 3},
-        {"t": 5, "action": "button", "name": "undo"},
+        {"t": 5, "action": "button", "name": "hint"},
     ]
 
     response = post(client, "/api/sim/actions", {"actions": actions})
@@ -114,6 +114,9 @@ BAD_SIM_BODIES = [
     ("actions", {"actions": [{"t": "1", "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
     ("actions", {"actions": [{"t": -1, "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
     ("actions", {"actions": [{"t": True, "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
+    # one request must not keep the virtual hands busy (and the board from everybody) for long
+    ("actions", {"actions": [{"t": 301, "action": "grab", "at": [0, 1]}]}, "actions[0].t"),
+    ("actions", {"actions": [{"t": 0, "action": "bump", "g": 5, "dur": 61}]}, "actions[0].dur"),
     ("actions", {"actions": [{"t": 0, "action": "grab"}]}, "actions[0].at"),
     ("actions", {"actions": [{"t": 0, "action": "grab", "at": [0]}]}, "actions[0].at"),
     ("actions", {"actions": [{"t": 0, "action": "grab", "at": [2, 0]}]}, "actions[0].at"),
@@ -230,3 +233,36 @@ def test_human_touches_pass_the_page_and_the_daemon_reads_them_alike() -> None:
     assert len(actions[1].places) == 2 and actions[0].ramp == 0.2
     with pytest.raises(validate.ApiError, match=r"actions\[0\].at: expected a list of places"):
         validate.sim_actions_args({"actions": [{**raw[1], "at": "edge"}]}, 7)
+
+
+@pytest.mark.parametrize("name", ["new_game", "undo", "mode"])
+def test_a_scripted_admin_button_needs_the_pin(
+    client: FlaskClient, link: FakeLink, name: str
+) -> None:
+    """A `button` action for new_game, undo or mode does what /api/admin/<name> does: it
+    needs the PIN as that endpoint does."""
+    actions = {"actions": [GRAB, {"t": 1, "action": "button", "name": name}]}
+
+    refused = post(client, "/api/sim/actions", actions)
+    allowed = post(client, "/api/sim/actions", actions, **{"X-Sowboard-Pin": PIN})
+
+    assert (refused.status_code, refused.get_json()["field"]) == (403, "pin")
+    assert allowed.status_code == 200
+    assert [name for name, _args in link.commands] == ["sim_actions"]
+
+
+def test_a_scripted_admin_button_is_refused_without_a_configured_pin(link: FakeLink) -> None:
+    client = create_app(link, {**TEST_CONFIG, "ADMIN_PIN": None}).test_client()
+    press = {"t": 0, "action": "button", "name": "new_game"}
+
+    response = post(client, "/api/sim/actions", {"actions": [press]})
+
+    assert response.status_code == 403
+    assert link.commands == []
+
+
+def test_the_hint_button_is_for_everybody(client: FlaskClient, link: FakeLink) -> None:
+    press = {"t": 0, "action": "button", "name": "hint"}
+
+    assert post(client, "/api/sim/actions", {"actions": [press]}).status_code == 200
+    assert link.commands == [("sim_actions", {"actions": [press]})]

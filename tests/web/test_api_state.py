@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
@@ -145,3 +147,98 @@ def test_too_many_event_streams_are_refused(link: FakeLink) -> None:
     again = client.get("/api/events", buffered=False)
     assert again.status_code == 200  # a closed stream gives its slot back
     again.close()
+
+
+@pytest.mark.parametrize("depth", [17, 1000, 100_000])
+def test_deeply_nested_json_is_a_400_naming_the_depth(client: FlaskClient, depth: int) -> None:
+    """Deep nesting once made the parser raise RecursionError: an HTTP 500."""
+    data = '{"actions": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+
+    response = client.post(
+        "/api/sim/actions", data=data, headers={"Content-Type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "error": "body: not valid JSON (nested deeper than 16 levels at character 27)",
+        "field": "body",
+    }
+
+
+def test_brackets_inside_strings_do_not_count(client: FlaskClient) -> None:
+    data = json.dumps({"actions": [{"t": 0, "action": "[" * 100 + "{" * 100}]})
+
+    response = client.post(
+        "/api/sim/actions", data=data, headers={"Content-Type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "actions[0].action"
+
+
+@pytest.mark.parametrize("path", ["/api/state", "/", "/api/events"])
+def test_a_foreign_host_name_is_refused(client: FlaskClient, path: str) -> None:
+    """DNS rebinding: an attacker's name that now resolves to the board arrives in Host."""
+    response = client.get(path, headers={"Host": "rebind.attacker.example:8080"})
+
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "host"
+    assert "rebind.attacker.example" in response.get_json()["error"]
+    assert "web.allowed_hosts" in response.get_json()["error"]
+
+
+def test_a_foreign_host_cannot_post(client: FlaskClient, link: FakeLink) -> None:
+    response = client.post(
+        "/api/sim/move", json={"pit": 2}, headers={"Host": "rebind.attacker.example"}
+    )
+
+    assert response.status_code == 400
+    assert link.commands == []
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "LOCALHOST.:8080", "127.0.0.1:8080", "[::1]:8080", "192.168.1.20"]
+)
+def test_the_boards_names_and_ip_addresses_are_served(client: FlaskClient, host: str) -> None:
+    assert client.get("/api/state", headers={"Host": host}).status_code == 200
+
+
+def test_more_names_can_be_allowed(link: FakeLink) -> None:
+    app = create_app(link, {**TEST_CONFIG, "ALLOWED_HOSTS": ("localhost", "Board.Local")})
+
+    response = app.test_client().get("/api/state", headers={"Host": "board.local:8080"})
+
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        ("/api/admin/login", '{"pin": "\\ud800"}'),
+        ("/api/sim/mistake", '{"kind": "wrong_pit\\udfff"}'),
+        ("/api/sim/mistake", '{"\\udc00": 1}'),
+    ],
+)
+def test_a_lone_surrogate_is_a_400(client: FlaskClient, path: str, data: str) -> None:
+    """JSON's \\ud800 escape decodes to a string Python cannot encode: the PIN check raised
+    UnicodeEncodeError, an HTTP 500."""
+    response = client.post(path, data=data, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "body"
+    assert "lone surrogate" in response.get_json()["error"]
+
+
+def test_an_unclosed_string_costs_one_pass_over_the_body(client: FlaskClient) -> None:
+    """The nesting check once scanned from every quote of `"\\"\\"\\...` to the end of the
+    body: 60 kB took about 14 s of a web thread (and of the loop's GIL), 256 kB minutes."""
+    data = '{"a": ' + '"\\' * 30_000
+
+    started = time.perf_counter()
+    response = client.post(
+        "/api/sim/actions", data=data, headers={"Content-Type": "application/json"}
+    )
+
+    assert time.perf_counter() - started < 1.0
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "body"

@@ -340,7 +340,10 @@ def test_admin_logs_in_and_changes_the_mode(
     page.get_by_role("button", name="Log in").click()
     expect(page.locator("#admin-state")).to_have_attribute("data-admin", "yes")
     page.locator("#mode-select").select_option("teach")
-    page.get_by_role("button", name="Set the mode").click()
+    # (waited for by its answer: the login left "Done." on the page already)
+    with page.expect_response("**/api/admin/mode") as answer:
+        page.get_by_role("button", name="Set the mode").click()
+    assert answer.value.ok
     expect(page.locator("#admin-result")).to_have_text("Done.")
     assert link.commands[-1] == ("mode", {"mode": "teach"})
     page.get_by_role("button", name="Save a recording").click()

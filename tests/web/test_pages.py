@@ -155,3 +155,25 @@ def test_unknown_switch_values_are_ignored(client: FlaskClient, value: str) -> N
 
     assert '<html lang="en">' in response.get_data(as_text=True)
     assert "Set-Cookie" not in response.headers
+
+
+@pytest.mark.parametrize(
+    ("bind", "pin", "warned"),
+    [
+        ("0.0.0.0", None, True),
+        ("::", None, True),
+        ("board.lan", None, True),
+        ("0.0.0.0", "2468", False),
+        ("127.0.0.1", None, False),
+        ("localhost", None, False),
+        ("::1", None, False),
+    ],
+)
+def test_a_page_open_to_the_network_without_a_pin_says_so(
+    link: FakeLink, bind: str, pin: str | None, warned: bool
+) -> None:
+    app = create_app(link, {**TEST_CONFIG, "BIND_HOST": bind, "ADMIN_PIN": pin})
+
+    page = app.test_client().get("/").get_data(as_text=True)
+
+    assert ('<p class="notice" role="alert">This page is open to the network' in page) is warned

@@ -84,11 +84,13 @@ def test_a_closed_page_gives_its_stream_slot_back(link: FakeLink) -> None:
     with WebServer(app, "127.0.0.1", 0) as server:
         first = connect(server)
         first.request("GET", "/api/events")
-        assert first.getresponse().status == 200
+        page = first.getresponse()  # (held: the response holds the socket open)
+        assert page.status == 200
         second = connect(server)
         second.request("GET", "/api/events")
         assert second.getresponse().status == 503
         second.close()
+        page.close()
         first.close()
 
         deadline = time.monotonic() + 5
@@ -101,3 +103,31 @@ def test_a_closed_page_gives_its_stream_slot_back(link: FakeLink) -> None:
             again.close()
 
     assert status == 200
+
+
+def test_a_closed_page_is_noticed_long_before_the_next_heartbeat(link: FakeLink) -> None:
+    """With the heartbeat of a real board (15 s) a closed page kept its slot 35-40 s: the
+    slot is now free within a poll of the link (SSE_POLL_S) and a turn of the server."""
+    config = {**TEST_CONFIG, "SSE_MAX_STREAMS": 1, "SSE_HEARTBEAT_S": 60.0, "SSE_POLL_S": 0.2}
+    app = create_app(link, config)
+    with WebServer(app, "127.0.0.1", 0) as server:
+        first = connect(server)
+        first.request("GET", "/api/events")
+        response = first.getresponse()
+        assert response.status == 200
+        assert response.readline().startswith(b"retry:")
+        response.close()  # (the response holds the socket open too)
+        first.close()
+        closed = time.monotonic()
+
+        status = 503
+        while status == 503 and time.monotonic() - closed < 5:
+            time.sleep(0.1)
+            again = connect(server)
+            again.request("GET", "/api/events")
+            status = again.getresponse().status
+            again.close()
+        freed_after = time.monotonic() - closed
+
+    assert status == 200
+    assert freed_after < 3.0

@@ -1,0 +1,119 @@
+"""Every numeric argument of `sowboard` is checked by argparse, through the real parser: a value
+out of range is one line naming the argument and the allowed range (exit status 2), never a
+traceback, never silently the default, never a benchmark of minus one second."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from controller import cli
+
+# (the command line, the argument and the range the error must name)
+REFUSED = [
+    (["bench", "tracking", "--rounds", "0"], "--rounds", "a whole number from 1 to 1000"),
+    (["bench", "tracking", "--rounds", "1.5"], "--rounds", "is not a whole number"),
+    (["bench", "openings", "--games", "-2"], "--games", "a whole number from 1 to 100000"),
+    (["bench", "openings", "--games", "0"], "--games", "from 1"),
+    (["bench", "openings", "--daemon", "--games", "0"], "--games", "from 1"),
+    (["bench", "openspiel", "--games", "0"], "--games", "from 1"),
+    (["bench", "web", "--seconds", "-1"], "--seconds", "more than 0 to 3600 (seconds)"),
+    (["bench", "web", "--seconds", "0"], "--seconds", "more than 0"),
+    (["bench", "web", "--seconds", "nan"], "--seconds", "out of range"),
+    (["bench", "rules", "--seconds", "0"], "--seconds", "more than 0"),
+    (["bench", "web", "--clients", "0"], "--clients", "a whole number from 1 to 196"),
+    (["bench", "web", "--clients", "500"], "--clients", "from 1 to 196"),
+    (["bench", "rules", "--repeats", "0"], "--repeats", "a whole number from 1 to 100"),
+    (["diag", "--sensors", "-3"], "--sensors", "a number from 0 to 3600 (seconds)"),
+    (["diag", "--sensors", "inf"], "--sensors", "out of range"),
+    (["diag", "--buttons", "-1"], "--buttons", "from 0 to 3600"),
+    (["diag", "--buttons", "soon"], "--buttons", "'soon' is not a number"),
+    (["calibrate", "--grams", "0"], "--grams", "more than 0 to 100000 (grams)"),
+    (["calibrate", "--grams", "-100"], "--grams", "more than 0"),
+    (["bench", "humans", "--games", "0"], "--games", "from 1"),
+    (["record", "--seconds", "-1"], "--seconds", "more than 0 to 3600 (seconds)"),
+]
+
+
+@pytest.mark.parametrize(("argv", "argument", "allowed"), REFUSED)
+def test_a_number_out_of_range_is_refused_with_the_range(
+    capsys: pytest.CaptureFixture[str], argv: list[str], argument: str, allowed: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {argument}: " in err
+    assert allowed in err
+    assert "Traceback" not in err
+
+
+def record_call(monkeypatch: pytest.MonkeyPatch, module: str) -> list[dict[str, Any]]:
+    """Replace `module.main` by a recorder of its keyword arguments."""
+    calls: list[dict[str, Any]] = []
+
+    def main(**kwargs: Any) -> int:
+        calls.append(kwargs)
+        return 0
+
+    monkeypatch.setattr(f"{module}.main", main)
+    return calls
+
+
+BENCHMARKS: list[tuple[list[str], str, dict[str, Any]]] = [
+    (["bench", "rules"], "controller.bench.rules", {"seconds": 2.0, "repeats": 5}),
+    (["bench", "rules", "--seconds", "0.5"], "controller.bench.rules", {"seconds": 0.5}),
+    (["bench", "web"], "controller.daemon.benchweb", {"seconds": 30.0, "clients": 50}),
+    (["bench", "web", "--seconds", "3"], "controller.daemon.benchweb", {"seconds": 3.0}),
+    (["bench", "openspiel"], "controller.bench.openspiel", {"games": 1000}),
+    (["bench", "openspiel", "--games", "7"], "controller.bench.openspiel", {"games": 7}),
+    (["bench", "tracking"], "controller.bench.tracking", {"rounds": 1}),
+    (["bench", "tracking", "--rounds", "3"], "controller.bench.tracking", {"rounds": 3}),
+    (["bench", "openings"], "controller.bench.openings", {"games": 100}),
+    (["bench", "openings", "--games", "1"], "controller.bench.openings", {"games": 1}),
+    (["bench", "openings", "--daemon"], "controller.bench.daemon_openings", {"games": 40}),
+    (["bench", "humans"], "controller.bench.humans", {"games": 96, "profile": None}),
+    (
+        ["bench", "humans", "--games", "5", "--profile", "child"],
+        "controller.bench.humans",
+        {"games": 5, "profile": "child"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "module", "expected"), BENCHMARKS)
+def test_a_benchmark_gets_its_default_or_the_value_given(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], module: str, expected: dict[str, Any]
+) -> None:
+    calls = record_call(monkeypatch, module)
+
+    assert cli.main(argv) == 0
+
+    (call,) = calls
+    assert {key: call[key] for key in expected} == expected
+    assert all(type(call[key]) is type(value) for key, value in expected.items())
+
+
+@pytest.mark.parametrize(
+    ("argv", "function", "expected"),
+    [
+        (["diag", "--sensors", "2.5"], "diagnose", {"sensors_s": 2.5}),
+        (["diag"], "diagnose", {"sensors_s": 0.0}),
+        (["calibrate", "--grams", "200"], "calibrate", {"grams": 200.0}),
+    ],
+)
+def test_tools_get_the_checked_values(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], function: str, expected: dict[str, Any]
+) -> None:
+    calls: list[dict[str, Any]] = []
+    answers: dict[str, Callable[..., Any]] = {
+        "diagnose": lambda config, **kw: calls.append(kw) or {},
+        "calibrate": lambda config, **kw: calls.append(kw) or 0,
+    }
+    monkeypatch.setattr(f"controller.daemon.tools.{function}", answers[function])
+
+    assert cli.main(argv) == 0
+    assert calls == [expected]
