@@ -64,6 +64,9 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 SLIP_MAX_SEEDS = 2.5
 REST_MAX_S = 12.0
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
+# A grab presses 0.15 s before the seeds leave (SIMULATION.md): a cup back at its level this
+# soon after it rose had nothing land in it that a hand then took away.
+BLIP_S = 0.15
 LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this recently
 # Two hands: a seed that would be a stray waits this long at most while a cup where a step
 # is due is still moving (see `_explain_late`).
@@ -320,7 +323,7 @@ class Referee:
             pending = self.pending[cell]
             if (
                 t - pending.last_t >= self.hold_s
-                and t >= pending.patience_until
+                and (t >= pending.patience_until or self._gone(pending))
                 and not self.detector.cells[cell].active
             ):
                 del self.pending[cell]
@@ -555,17 +558,27 @@ class Referee:
         measured from a few dozen seeds can be 15 % low by chance; its upper confidence bound
         is used (a missed extra seed still shows when it is taken back, a false one stops
         play)."""
+        return max(1.5, 1 + 4.5 * self._cv_bound())
+
+    def lightest_seed(self) -> float:
+        """A landing lighter than this (in mean seeds) is no seed: fingers brushing the cup
+        and settling for a moment. As far below one seed as `two_seeds_at` is above it, and
+        never above MIN_SEED for seeds as spread as natural ones (CV 15 %)."""
+        return max(MIN_SEED, 1 - 4.5 * self._cv_bound())
+
+    def _cv_bound(self) -> float:
+        """The spread of seed masses, at its upper confidence bound once measured."""
         cv = self.seed_cv()
         if len(self.single_seeds) >= 20:
             cv *= 1 + 1.5 / math.sqrt(2 * len(self.single_seeds))
-        return max(1.5, 1 + 4.5 * cv)
+        return cv
 
     def _one_seed(self, n: float) -> bool:
-        return MIN_SEED <= n < self.two_seeds_at()
+        return self.lightest_seed() <= n < self.two_seeds_at()
 
     def _landed(self, n: float) -> int:
         """Seeds in a landing of `n` mean seeds."""
-        if n < MIN_SEED:
+        if n < self.lightest_seed():
             return 0
         return 1 if n < self.two_seeds_at() else max(2, round(n))
 
@@ -600,6 +613,11 @@ class Referee:
         seeds can weigh half the mean), a heavier one only if it is not between one seed and
         two (a finger on the cup reads like that)."""
         return n <= 1.0 or self._whole_seeds(n)
+
+    def _gone(self, pending: Pending) -> bool:
+        """Has a weight given time to go away (`patience_until`) gone? Then there is no
+        more to wait for, and the cup's next seed is to be seen as soon as it lands."""
+        return abs(self._seeds(pending.net_g)) < MIN_SEED
 
     def _resting_for(self, n: float) -> float:
         """How long a rise of `n` seeds that no due step explains may be a hand resting on the
@@ -769,6 +787,15 @@ class Referee:
             _, flag = self.left_behind.pop(cell)
             flag.resolved_t = t
             self._emptied(cell)
+            return True
+        if tentative is not None and abs(n) < MIN_SEED and t - pending.onset_t < BLIP_S:
+            # The cup came back to its level sooner than a hand lifts what landed: what rose
+            # was no seed (fingers brushing it, a seed striking it on its way to the next
+            # cup). Undo the guess now, before what happens next is judged against it.
+            del self.tentative[cell]
+            self._retract(cell, tentative)
+            self._feed_dropped()
+            self._forget_stale_guesses()
             return True
         if cell in self.tentative:
             player = self.tentative[cell].step.player
@@ -1643,6 +1670,15 @@ class Referee:
         for recognised in dropped:
             if self.game.feed(recognised.step).accepted:
                 self.steps.append(recognised)
+
+    def _forget_stale_guesses(self) -> None:
+        """Guesses taken after one that was undone, whose steps no longer fit, are no guesses
+        now: their cups' changes are judged afresh when they settle (a seed that struck the
+        due cup and hopped on into the next was guessed the next cup's seed)."""
+        taken = {(r.t, r.step) for r in self.steps}
+        for cell, guess in list(self.tentative.items()):
+            if (guess.t, guess.step) not in taken:
+                del self.tentative[cell]
 
     def _retract(self, cell: int, tentative: Tentative) -> None:
         """A guessed step did not happen: take it back, keeping the steps seen since.

@@ -537,3 +537,48 @@ def test_a_palm_resting_and_a_forearm_leaning_where_no_step_is_due_raise_no_flag
         ("sow", [0, 5]),
     ]
     _same_as_truth(result)
+
+
+def _sown_with(touch: dict[str, Any]) -> dict[str, Any]:
+    """Kalah at 80 SPS, marbles: player 0 sows pit 2 (pits 3, 4, 5), with `touch` on the way."""
+    return {
+        "variant": "kalah",
+        "sensors": {"rate_sps": 80, "random_seed": 4, "seed_cv": 0.03},
+        "actions": sorted(
+            [
+                {"t": 1.0, "action": "grab", "at": [0, 2]},
+                {"t": 1.6, "action": "drop", "at": [0, 3]},
+                {"t": 2.2, "action": "drop", "at": [0, 4]},
+                {"t": 2.8, "action": "drop", "at": [0, 5]},
+                touch,
+            ],
+            key=lambda a: a["t"],
+        ),
+    }
+
+
+@pytest.mark.parametrize("grams", [8.0, 10.0, 40.0])
+@pytest.mark.parametrize("lead", [0.12, 0.16, 0.2])
+def test_fingers_brushing_the_cup_about_to_be_sown_are_no_seed(grams: float, lead: float) -> None:
+    """A brush 0.12-0.2 s before the seed, on the very cup it lands in, rises past half a seed
+    and may settle there for a moment (8-10 g over 30 ms reads 0.4 seed): no seed (lighter
+    than any marble), no flag."""
+    brush = {"t": 2.2 - lead, "action": "brush", "at": [0, 4], "g": grams, "dur": 0.03}
+    simulation, referee = run_simulation(parse_scenario(_sown_with(brush), "brush"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 3], [0, 4], [0, 5]]
+    _same_as_truth(result)
+
+
+def test_a_seed_bouncing_on_into_the_next_cup_is_a_wrong_pit_there() -> None:
+    """A seed strikes the due cup (pit 4) and hops on into pit 5: the strike is no seed, the
+    seed in pit 5 is one in the wrong place, flagged there within half a second."""
+    scenario = _sown_with({"t": 2.2, "action": "bounce", "at": [0, 4], "to": [0, 5]})
+    scenario["actions"] = [a for a in scenario["actions"] if a["action"] != "drop" or a["t"] < 2]
+    simulation, referee = run_simulation(parse_scenario(scenario, "bounce"))
+    result = report(simulation, referee)
+    assert [(f["kind"], f["at"], f["expected"]) for f in result["flags"]] == [
+        ("wrong_pit", [0, 5], [[0, 4]])
+    ]
+    assert result["flags"][0]["t"] - 2.2 < 0.5
