@@ -1686,10 +1686,20 @@ class Referee:
         The game goes back to where it was before the guess and the later steps (other
         cells, other hands) are fed again; one that no longer fits is dropped too.
         """
-        keep = [r for r in self.steps if not (r.t == tentative.t and r.step == tentative.step)]
-        later = [r for r in keep if r.t >= tentative.t]
+        # By place in the list, not by time: guesses taken in one frame share their time,
+        # and those before this one are in `before` already.
+        steps = self.steps
+        at = next(
+            (k for k, r in enumerate(steps) if r.t == tentative.t and r.step == tentative.step),
+            None,
+        )
+        if at is None:  # the guess was dropped already: what came at or after it is later
+            cut = next((k for k, r in enumerate(steps) if r.t >= tentative.t), len(steps))
+            earlier, later = steps[:cut], steps[cut:]
+        else:
+            earlier, later = steps[:at], steps[at + 1 :]
         self.game = tentative.before
-        self.steps = [r for r in keep if r.t < tentative.t]
+        self.steps = earlier
         for recognised in later:
             if self.game.feed(recognised.step).accepted:
                 self.steps.append(recognised)

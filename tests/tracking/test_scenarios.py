@@ -582,3 +582,24 @@ def test_a_seed_bouncing_on_into_the_next_cup_is_a_wrong_pit_there() -> None:
         ("wrong_pit", [0, 5], [[0, 4]])
     ]
     assert result["flags"][0]["t"] - 2.2 < 0.5
+
+
+@pytest.mark.parametrize("random_seed", [1, 2, 3])
+def test_fingers_brushing_two_cups_ahead_of_a_fast_hand_are_no_seeds(random_seed: int) -> None:
+    """An expert's fingers brush the next two cups while the seed lands in the due one: all
+    three rises are guessed landings in one frame; the two that fall back are undone, and the
+    one that stays is kept (a guess is undone by its place in the steps, not by its time)."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 0]},
+        {"t": 1.44, "action": "brush", "at": [0, 2], "g": 32, "dur": 0.05},
+        {"t": 1.48, "action": "brush", "at": [0, 3], "g": 20, "dur": 0.05},
+        {"t": 1.5, "action": "drop", "at": [0, 1]},
+        {"t": 1.65, "action": "drop", "at": [0, 2]},
+        {"t": 1.8, "action": "drop", "at": [0, 3]},
+    ]
+    scenario = {"variant": "kalah", "sensors": {"random_seed": random_seed}, "actions": actions}
+    simulation, referee = run_simulation(parse_scenario(scenario, "brushes"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 1], [0, 2], [0, 3]]
+    _same_as_truth(result)
