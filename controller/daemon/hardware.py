@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from controller.buttons import ButtonError, Buttons
-from controller.leds.backends import LedError, LedStrip, NeoPixelLeds, SimulatedLeds
+from controller.leds.backends import (
+    LedError,
+    LedStrip,
+    NeoPixelLeds,
+    SimulatedLeds,
+    check_length,
+)
 from controller.leds.patterns import RGB
 from controller.sensing.frames import SampleSource
 from controller.sensing.hwsource import SourceUnavailable
@@ -29,7 +35,7 @@ class NoLeds:
         self.count = count
 
     def show(self, pixels: list[RGB]) -> None:
-        del pixels
+        del pixels  # also the sink of tools that run the loop without lights (NoLeds(0))
 
     def close(self) -> None:
         pass
@@ -48,6 +54,7 @@ class PicoLeds:
         self._last: list[RGB] | None = None
 
     def show(self, pixels: list[RGB]) -> None:
+        check_length(pixels, self.count)
         if pixels != self._last:  # the serial link is slow: send changes only
             self._last = list(pixels)
             self.source.set_leds(pixels)
