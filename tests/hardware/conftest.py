@@ -10,8 +10,8 @@ import pytest
 
 from controller.sensing.frames import Frame, SampleSource
 from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
-from tests.hardware.fake_lgpio import FakeLgpio
-from tests.hardware.hx711_model import HX711Model
+from controller.sim.fake_lgpio import FakeLgpio
+from controller.sim.hx711_model import HX711Model
 
 
 def make_chips(values: list[int], *, rate: int = 80, **kw: Any) -> list[HX711Model]:

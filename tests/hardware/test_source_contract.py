@@ -18,8 +18,8 @@ import pytest
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame, SampleSource, SourceStatus
 from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
 from controller.sensing.serial_source import SerialSource
-from tests.hardware.fake_lgpio import FakeLgpio
-from tests.hardware.hx711_model import HX711Model
+from controller.sim.fake_lgpio import FakeLgpio
+from controller.sim.hx711_model import HX711Model
 from tests.hardware.pico_pty import PtyPico
 
 VALUES = [0, -1, 1, RAW_MAX, RAW_MIN, 4321, -4321, 99, -99, 7, -7, 1 << 20, -(1 << 20), 5, 6, 8]

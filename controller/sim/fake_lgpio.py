@@ -1,4 +1,7 @@
-"""A fake `lgpio` module wired to HX711 models, injected into the Pi-only reader (never installed).
+"""A fake `lgpio` module wired to HX711 models, injected into the Pi-only reader.
+
+It lives in the package (not in tests/) because `sowboard bench pi-reader` runs the reader on it
+too, in the reader's own process, where it is named by `module:function` (`bench_lgpio`).
 
 It implements the calls the reader makes (gpiochip_open/close, gpio_claim_output, gpio_write,
 group_claim_input, group_read, group_free, gpio_free) with lgpio's conventions: handles are ints,
@@ -17,7 +20,7 @@ import time
 import types
 from collections.abc import Sequence
 
-from tests.hardware.hx711_model import HX711Model
+from controller.sim.hx711_model import HX711Model
 
 
 class LgpioError(Exception):
@@ -86,6 +89,8 @@ class FakeLgpio:
     def gpio_claim_output(self, handle: int, gpio: int, level: int = 0, lFlags: int = 0) -> int:
         self._check(handle)
         self._outputs[gpio] = level
+        if gpio == self.sck:  # claiming drives the line: chips left powered down wake up
+            self._edges.append((bool(level), time.perf_counter_ns()))
         return 0
 
     def gpio_free(self, handle: int, gpio: int) -> int:
@@ -126,13 +131,13 @@ class FakeLgpio:
         now = time.perf_counter_ns()
         edges, self._edges = self._edges, []
         chips = list(self.wiring.values())
-        for level, t in edges:
+        for high, t in edges:
             for chip in chips:
-                chip.sck(level, t)
+                chip.sck(high, t)
         levels = 0
         for bit, line in enumerate(lines):
-            chip = self.wiring.get(line)
-            level = 1 if chip is None else chip.dout(now)  # an unwired line floats to the pull-up
+            wired = self.wiring.get(line)
+            level = 1 if wired is None else wired.dout(now)  # an unwired line floats to the pull-up
             levels |= level << bit
         return [len(lines), levels]
 
