@@ -67,10 +67,13 @@ def open_source(config: Config, cell_count: int, led_count: int) -> SampleSource
     """The real load-cell source of `hardware.source` (pi or serial)."""
     try:
         if config.source == "pi":
-            from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
+            from controller.sensing.pi_gpio import PiGpioConfig
+            from controller.sensing.pi_process import PiProcessSource
 
             pi = config.pi
-            return PiGpioSource(
+            # In a process of its own: a reader thread here would share the interpreter lock
+            # with the loop and the web server, and a busy thread stretches clock pulses.
+            return PiProcessSource(
                 PiGpioConfig(sck=pi.sck, dout=pi.dout, gain=pi.gain, gpiochip=pi.gpiochip)
             )
         if config.source == "serial":

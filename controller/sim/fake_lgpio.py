@@ -19,7 +19,9 @@ import threading
 import time
 import types
 from collections.abc import Sequence
+from typing import Any
 
+from controller.sensing.pi_gpio import PiGpioConfig
 from controller.sim.hx711_model import HX711Model
 
 
@@ -144,3 +146,24 @@ class FakeLgpio:
     def _check(self, handle: int) -> None:
         if handle not in self._handles:
             raise LgpioError("bad handle")
+
+
+def make_chips(values: Sequence[int], *, rate: int = 80, **kw: Any) -> list[HX711Model]:
+    """One chip per value, each with its own oscillator phase (they are not synchronised)."""
+    now = time.perf_counter_ns()
+    return [
+        HX711Model(v, rate=rate, phase=(i * 0.37) % 1.0, start_ns=now, seed=i, **kw)
+        for i, v in enumerate(values)
+    ]
+
+
+def wired_lgpio(values: Sequence[int], *, open_error: str | None = None, **chip: Any) -> Any:
+    """A fake lgpio module with one HX711 per value on the Pi-only build's default pins.
+
+    For a reader in another process (`pi_process`, `sowboard bench pi-reader`): a
+    `functools.partial` of this top-level function pickles by name, the chips are made there.
+    """
+    config = PiGpioConfig.default(len(values))
+    chips = make_chips(values, **chip)
+    fake = FakeLgpio(config.sck, dict(zip(config.dout, chips, strict=True)), open_error=open_error)
+    return fake.as_module()

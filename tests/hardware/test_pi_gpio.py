@@ -13,8 +13,8 @@ import pytest
 from controller.sensing.frames import RAW_MAX, RAW_MIN
 from controller.sensing.hwsource import SourceUnavailable
 from controller.sensing.pi_gpio import SETTLE_READS, PiGpioConfig, PiGpioSource, load_lgpio
-from controller.sim.fake_lgpio import FakeLgpio
-from tests.hardware.conftest import complete, make_chips, wait_for
+from controller.sim.fake_lgpio import FakeLgpio, make_chips
+from tests.hardware.conftest import complete, wait_for
 
 # Signed 24-bit values that exercise the two's-complement edges: 0, +-1, both rails, and the
 # words whose top bit alone is set or clear (0x800000 = -8388608, 0x7FFFFF = 8388607).
