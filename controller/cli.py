@@ -156,6 +156,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.tracking import main as bench_tracking
 
         return bench_tracking(rounds=args.rounds, verbose=args.verbose)
+    if args.what == "pi-reader":
+        from controller.bench.pi_reader import main as bench_pi_reader
+
+        return bench_pi_reader(
+            seconds=args.seconds or 60.0, busy=args.busy, clients=args.clients, reader=args.reader
+        )
     if args.what == "openings" and args.daemon:
         from controller.bench.daemon_openings import main as bench_daemon_openings
 
@@ -235,16 +241,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument(
         "what",
-        choices=["rules", "tracking", "openings", "openspiel", "web"],
+        choices=["rules", "tracking", "openings", "openspiel", "web", "pi-reader"],
         help="what to measure",
     )
     p.add_argument(
         "--seconds",
         type=float,
         default=None,
-        help="rules: seconds per measurement (2); web: seconds of streaming (30)",
+        help="rules: seconds per measurement (2); web: seconds of streaming (30); "
+        "pi-reader: seconds per reader (60)",
     )
-    p.add_argument("--clients", type=int, default=50, help="web: live event streams (50)")
+    p.add_argument(
+        "--clients", type=int, default=50, help="web, pi-reader: live event streams (50)"
+    )
+    p.add_argument(
+        "--busy", type=int, default=2, help="pi-reader: busy Python threads in the daemon (2)"
+    )
+    p.add_argument(
+        "--reader",
+        choices=["all", "thread", "process-normal", "process"],
+        default="all",
+        help="pi-reader: which reader to measure (all)",
+    )
     p.add_argument("--repeats", type=int, default=5, help="measurements per figure (median)")
     p.add_argument("--rounds", type=int, default=1, help="tracking: games per configuration pair")
     p.add_argument(

@@ -74,7 +74,13 @@ def open_source(config: Config, cell_count: int, led_count: int) -> SampleSource
             # In a process of its own: a reader thread here would share the interpreter lock
             # with the loop and the web server, and a busy thread stretches clock pulses.
             return PiProcessSource(
-                PiGpioConfig(sck=pi.sck, dout=pi.dout, gain=pi.gain, gpiochip=pi.gpiochip)
+                PiGpioConfig(
+                    sck=pi.sck,
+                    dout=pi.dout,
+                    gain=pi.gain,
+                    rate_sps=pi.rate_sps,
+                    gpiochip=pi.gpiochip,
+                )
             )
         if config.source == "serial":
             from controller.sensing.serial_source import SerialSource

@@ -12,9 +12,11 @@ of them at once: 17 GPIO for 16 cells. One read:
    `group_read` of all DOUT lines after each of the first 24. Every clock-high phase is timed
    with `time.perf_counter_ns`: if one lasted over 60 us the chips may have powered down in the
    middle of the read (HARDWARE.md, "Linux user space timing"), so the whole read is discarded
-   (a frame of None) and counted in `status().discarded_reads`. A powered-down chip resets
+   (a frame of None) and counted in `status().discarded_reads`; so is a read that took over
+   half a conversion period (`slow_reads`: preempted between pulses, it may mix two
+   conversions). A powered-down chip resets
    when SCK goes low and its first conversions are not settled yet, so the `SETTLE_READS`
-   reads after an overrun are thrown away too (`status().settling_reads`), as are the first
+   reads after a discarded read are thrown away too (`status().settling_reads`), as are the first
    reads after the reader starts (the chips may have just powered up).
 3. The words are two's-complement 24-bit (`to_signed24`); the frame is stamped with
    `time.monotonic()` taken when the data was ready.
@@ -60,6 +62,13 @@ MAX_HIGH_US = 60.0
 #: Consecutive misses after which a cell is no longer waited for.
 ABSENT_AFTER = 2
 
+#: The longest a read may take, in conversion periods. A read stretched (the reader preempted
+#: between two pulses) until the next conversion completes can mix two conversions' bits, and
+#: the chips may lose count of the pulses (a wrong gain for the next read). Half a nominal
+#: period (6.25 ms at 80 SPS) is far above a normal read (under 1 ms) and below the period of
+#: the fastest oscillator measured (112 SPS: 8.9 ms, HARDWARE.md).
+MAX_READ_PERIODS = 0.5
+
 #: Reads thrown away after a possible power-down (and at start): the datasheet's output settling
 #: time is 4 conversion periods after a reset. Counted in the chips' own reads, not in seconds,
 #: so the loose oscillator (HARDWARE.md: 80 SPS builds ran up to 112 SPS) cannot cut it short;
@@ -74,6 +83,7 @@ class PiGpioConfig:
     sck: int
     dout: tuple[int, ...]
     gain: int = 128
+    rate_sps: int = 80  # what the RATE pin is wired for: the longest a read may take
     ready_timeout: float = 0.25  # longer than a 10 SPS period (100 ms, loose oscillator)
     gpiochip: int = 0  # header GPIOs: gpiochip0 (Pi 5 on kernels before 6.6.45: gpiochip4)
     max_high_us: float = MAX_HIGH_US
@@ -93,10 +103,18 @@ class PiGpioConfig:
             raise ValueError(f"SCK GPIO {self.sck} is also a DOUT pin")
         if self.ready_timeout <= 0:
             raise ValueError("ready_timeout must be positive")
+        if self.rate_sps not in (10, 80):
+            raise ValueError(f"rate_sps must be 10 or 80 (the RATE pin), not {self.rate_sps}")
 
     @property
     def pulses(self) -> int:
         return GAIN_PULSES[self.gain]
+
+    @property
+    def max_read_s(self) -> float:
+        """The longest one read (first pulse to last) may take: `MAX_READ_PERIODS` of a
+        conversion period at the wired rate."""
+        return MAX_READ_PERIODS / self.rate_sps
 
     @classmethod
     def default(cls, cell_count: int, **options: Any) -> PiGpioConfig:
@@ -115,7 +133,8 @@ class PiGpioStatus(SourceStatus):
 
     frames: int = 0
     discarded_reads: int = 0  # a clock-high phase overran 60 us
-    settling_reads: int = 0  # thrown away while the chips settled (start, after an overrun)
+    slow_reads: int = 0  # a read took over max_read_s (preempted between pulses): discarded
+    settling_reads: int = 0  # thrown away while the chips settled (start, after a discard)
     ready_timeouts: int = 0  # reads where some expected cell was not ready in time
     dropped_frames: int = 0  # the consumer fell behind the bounded queue
     absent_cells: tuple[int, ...] = field(default=())
@@ -150,6 +169,7 @@ class Hx711Bus:
         self._seq = 0
         self._misses = [0] * self.cell_count
         self._discarded = 0
+        self._slow = 0
         self._settling_reads = 0
         self._timeouts = 0
         # The chips may have just been powered up, or a reader that died with SCK high left
@@ -167,6 +187,7 @@ class Hx711Bus:
                 fault=error or self._health.fault(),
                 frames=self._seq,
                 discarded_reads=self._discarded,
+                slow_reads=self._slow,
                 settling_reads=self._settling_reads,
                 ready_timeouts=self._timeouts,
                 dropped_frames=dropped,
@@ -245,22 +266,29 @@ class Hx711Bus:
             with self._lock:
                 self._health.all_missing(t_ready)
             return None  # nothing to clock out
-        words, overran = self._clock_out()
-        raw = self._judge(words, ready, overran)
+        words, overran, slow = self._clock_out()
+        raw = self._judge(words, ready, overran, slow)
         with self._lock:
             self._seq += 1
             self._health.update(t_ready, raw)
             self._rate.add(t_ready)
             return Frame(t_ready, raw, self._seq)
 
-    def _judge(self, words: list[int], ready: int, overran: bool) -> tuple[int | None, ...]:
+    def _judge(
+        self, words: list[int], ready: int, overran: bool, slow: bool
+    ) -> tuple[int | None, ...]:
         """The frame's values, or all None for a read thrown away: one whose clock overran
-        (the chips may have powered down mid-read) and the SETTLE_READS reads after it (after a
-        power-down the chips reset and their first conversions are not yet right)."""
-        if overran or self._settling:
+        (the chips may have powered down mid-read) or that took too long (it may mix two
+        conversions), and the SETTLE_READS reads after it (after a power-down the chips reset
+        and their first conversions are not yet right; after a stretched read they may have
+        lost count of the pulses)."""
+        if overran or slow or self._settling:
             with self._lock:
                 if overran:
                     self._discarded += 1
+                elif slow:
+                    self._slow += 1
+                if overran or slow:
                     self._settling = SETTLE_READS
                 else:
                     self._settling_reads += 1
@@ -270,13 +298,15 @@ class Hx711Bus:
             to_signed24(words[i]) if ready >> i & 1 else None for i in range(self.cell_count)
         )
 
-    def _clock_out(self) -> tuple[list[int], bool]:
-        """All pulses of one read; the 24-bit word of every cell and whether a high overran."""
+    def _clock_out(self) -> tuple[list[int], bool, bool]:
+        """All pulses of one read; the 24-bit word of every cell, whether a clock-high phase
+        overran and whether the whole read took longer than `max_read_s`."""
         lg, handle, sck, leader = self._lg, self._handle, self.config.sck, self.config.dout[0]
         write, group_read, clock = lg.gpio_write, lg.group_read, time.perf_counter_ns
         limit_ns = int(self.config.max_high_us * 1000)
         longest = 0
         samples: list[int] = []
+        start = clock()
         for pulse in range(self.config.pulses):
             t0 = clock()
             write(handle, sck, 1)
@@ -286,11 +316,12 @@ class Hx711Bus:
                 longest = high
             if pulse < 24:
                 samples.append(int(group_read(handle, leader)[1]))  # DOUT is valid while low
+        slow = clock() - start > self.config.max_read_s * 1e9
         words = [0] * self.cell_count
         for levels in samples:  # MSB first
             for i in range(self.cell_count):
                 words[i] = (words[i] << 1) | (levels >> i & 1)
-        return words, longest > limit_ns
+        return words, longest > limit_ns, slow
 
 
 class PiGpioSource:

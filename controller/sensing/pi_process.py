@@ -92,8 +92,11 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(0)
 
 
-def raise_priority(priority: int) -> str:
-    """Real-time scheduling for this process where the OS allows it; says what it got."""
+def raise_priority(priority: int | None) -> str:
+    """Real-time scheduling for this process where the OS allows it; says what it got.
+    None: not asked for (`sowboard bench pi-reader` measures the reader without it too)."""
+    if priority is None:
+        return "normal (real-time not asked for)"
     try:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
     except (OSError, AttributeError) as err:
@@ -107,7 +110,7 @@ def reader_main(
     lgpio: LgpioFactory,
     conn: Connection,
     parent_pid: int,
-    priority: int,
+    priority: int | None,
 ) -> None:
     """The reader process: open the chips, then read and send until told to stop or orphaned."""
     die_with_parent(parent_pid)
@@ -163,7 +166,7 @@ class PiProcessSource:
         config: PiGpioConfig,
         *,
         lgpio: LgpioFactory = load_lgpio,
-        priority: int = RT_PRIORITY,
+        priority: int | None = RT_PRIORITY,
         silence_timeout: float = SILENCE_TIMEOUT,
         restart_after: float = RESTART_AFTER,
         start_timeout: float = START_TIMEOUT,
@@ -174,6 +177,7 @@ class PiProcessSource:
         self._priority_wanted = priority
         self._silence_timeout = silence_timeout
         self._restart_after = restart_after
+        self._start_timeout = start_timeout
         self._queue = FrameQueue(config.queue_size)
         self._rate = RateMeter()  # from the frames as they come: the child's counters lag
         self._lock = threading.Lock()
@@ -283,12 +287,13 @@ class PiProcessSource:
 
     def _pump(self, conn: Connection, process: Any) -> str | None:
         last = time.monotonic()
+        limit = self._start_timeout  # a new interpreter first imports, then opens the GPIO
         while not self._stop.is_set():
             if not conn.poll(0.1):
-                if time.monotonic() - last > self._silence_timeout:
+                if time.monotonic() - last > limit:
                     return (
                         f"the HX711 reader process {process.pid} sent nothing for "
-                        f"{self._silence_timeout:g} s (hung?): killed it"
+                        f"{limit:g} s (hung?): killed it"
                     )
                 continue
             try:
@@ -296,6 +301,7 @@ class PiProcessSource:
             except (EOFError, OSError):
                 return _death(process)
             last = time.monotonic()
+            limit = self._silence_timeout
             ended = self._handle(message)
             if ended is not None:
                 return ended

@@ -45,6 +45,8 @@ class FakeLgpio:
         self._outputs: dict[int, int] = {}
         self._groups: dict[int, list[int]] = {}
         self._stall_ns = 0  # injected delay inside the next clock-high phase
+        self._stall_low_request = 0  # armed at the next falling edge, for the read after it
+        self._stall_low_ns = 0  # injected delay of the next group_read
         self.group_flags: int | None = None
         self.high_phases = 0
         self.closed = False
@@ -55,6 +57,12 @@ class FakeLgpio:
         """Keep SCK high this long on the next pulse, as a preempted thread would."""
         with self._lock:
             self._stall_ns = int(microseconds * 1000)
+
+    def stall_next_low(self, microseconds: float) -> None:
+        """The `group_read` after the next falling edge of SCK takes this long: in the middle
+        of a read, SCK stays low between two pulses, as when the reader is preempted there."""
+        with self._lock:
+            self._stall_low_request = int(microseconds * 1000)
 
     def as_module(self) -> types.ModuleType:
         module = types.ModuleType("lgpio")
@@ -118,11 +126,10 @@ class FakeLgpio:
             self._edges.append((bool(level), t))
             if level:
                 self.high_phases += 1
-                if self._stall_ns:
-                    stall, self._stall_ns = self._stall_ns, 0
-                    end = t + stall
-                    while time.perf_counter_ns() < end:
-                        pass
+                stall, self._stall_ns = self._stall_ns, 0
+                _spin_until(t + stall)
+            elif self._stall_low_request:
+                self._stall_low_ns, self._stall_low_request = self._stall_low_request, 0
         return 0
 
     def group_read(self, handle: int, gpio: int) -> list[int]:
@@ -130,6 +137,8 @@ class FakeLgpio:
         lines = self._groups.get(gpio)
         if lines is None:
             raise LgpioError("GPIO not in a group")
+        stall, self._stall_low_ns = self._stall_low_ns, 0
+        _spin_until(time.perf_counter_ns() + stall)
         now = time.perf_counter_ns()
         edges, self._edges = self._edges, []
         chips = list(self.wiring.values())
@@ -146,6 +155,12 @@ class FakeLgpio:
     def _check(self, handle: int) -> None:
         if handle not in self._handles:
             raise LgpioError("bad handle")
+
+
+def _spin_until(t_ns: int) -> None:
+    """Busy-wait (a sleep could not be this exact)."""
+    while time.perf_counter_ns() < t_ns:
+        pass
 
 
 def make_chips(values: Sequence[int], *, rate: int = 80, **kw: Any) -> list[HX711Model]:

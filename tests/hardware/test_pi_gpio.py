@@ -111,6 +111,25 @@ def test_reads_are_thrown_away_until_the_chips_settled_after_a_power_down(pi_rig
     assert status.settling_reads >= 2 * SETTLE_READS
 
 
+def test_a_read_stretched_past_the_next_conversion_is_thrown_away(pi_rig) -> None:
+    """A reader preempted between two pulses (SCK low, so no power-down) for longer than a
+    conversion period: the chips may shift out bits of the next conversion and lose count of
+    the pulses. That read and the settling reads after it must not reach a frame."""
+    values = [100_000, -100_000, 50_000]
+    rig = pi_rig(make_chips(values))
+    wait_for(rig.source, complete)
+    rig.lgpio.stall_next_low(20_000)  # 20 ms: more than a period at 80 SPS (12.5 ms)
+    after = [rig.source.read(1.0) for _ in range(SETTLE_READS + 20)]
+    for frame in after:
+        assert frame is not None
+        assert all(v is None or v == want for v, want in zip(frame.raw, values, strict=True))
+    assert any(len(f.missing) == len(values) for f in after if f is not None)
+    assert after[-1] is not None and complete(after[-1])
+    status = rig.source.status()
+    assert status.slow_reads >= 1
+    assert all(chip.power_downs == 0 for chip in rig.chips), "SCK stayed low: no power-down"
+
+
 def test_unplugged_chip_gives_none_then_a_fault_without_slowing_the_others(pi_rig) -> None:
     values = [111, 222, 333, 444]
     rig = pi_rig(make_chips(values), fault_after=0.3, ready_timeout=0.2)
