@@ -19,7 +19,9 @@ where the OS allows it: what the daemon runs). Figures per kind:
   0 power-downs.
 - settling: reads thrown away while the chips settled (4 at start, 4 after each overrun).
 
-Target (issue "Nothing fails unseen"): `process` keeps >= 79 SPS with 0 power-downs. The machine
+First the `process` reader runs alone (no busy threads, no daemon): the figure the load is
+compared with. Target (issue "Nothing fails unseen"): `process` under load keeps >= 79 SPS with
+0 power-downs. The machine
 running the bench matters: on a PC shared with other work the figures are a lower bound of what
 a Pi with nothing else to do gives. The last line printed is one JSON object.
 """
@@ -153,7 +155,10 @@ def main(seconds: float = 60.0, busy: int = 2, clients: int = 50, reader: str = 
         f"{clients} live pages",
         flush=True,
     )
-    results = []
+    baseline = measure("process", seconds)  # the same reader with nothing else running
+    baseline["reader"], baseline["page_events"] = "process, no load", 0
+    print(_line(baseline), flush=True)
+    results = [baseline]
     with tempfile.TemporaryDirectory(prefix="sowboard-bench-") as data:
         daemon = demo_daemon(data, clients)
         daemon.start()
