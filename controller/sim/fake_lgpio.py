@@ -15,6 +15,7 @@ real ioctl would (HARDWARE.md: the reader must keep SCK high under 60 us).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import types
@@ -34,10 +35,18 @@ class FakeLgpio:
 
     SET_PULL_UP = 32
 
-    def __init__(self, sck: int, wiring: dict[int, HX711Model], *, open_error: str | None = None):
+    def __init__(
+        self,
+        sck: int,
+        wiring: dict[int, HX711Model],
+        *,
+        open_error: str | None = None,
+        report: str | None = None,
+    ):
         self.sck = sck
         self.wiring = wiring  # DOUT GPIO -> chip
         self.open_error = open_error
+        self.report = report  # a file for the chips' counters when the gpiochip is closed
         self.error = LgpioError
         self._lock = threading.Lock()
         self._edges: list[tuple[bool, int]] = []
@@ -94,7 +103,21 @@ class FakeLgpio:
         self._check(handle)
         self._handles.discard(handle)
         self.closed = True
+        if self.report:
+            self.write_report(self.report)
         return 0
+
+    def write_report(self, path: str) -> None:
+        """What the chips went through, as JSON: for a reader in another process, whose chips
+        the caller cannot see (`sowboard bench pi-reader` counts the real power-downs)."""
+        chips = list(self.wiring.values())
+        counts = {
+            "power_downs": max((c.power_downs for c in chips), default=0),
+            "reads": max((c.reads for c in chips), default=0),
+            "garbage_reads": sum(c.garbage_reads for c in chips),
+        }
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(counts, out)
 
     def gpio_claim_output(self, handle: int, gpio: int, level: int = 0, lFlags: int = 0) -> int:
         self._check(handle)
@@ -172,13 +195,16 @@ def make_chips(values: Sequence[int], *, rate: int = 80, **kw: Any) -> list[HX71
     ]
 
 
-def wired_lgpio(values: Sequence[int], *, open_error: str | None = None, **chip: Any) -> Any:
+def wired_lgpio(
+    values: Sequence[int], *, open_error: str | None = None, report: str | None = None, **chip: Any
+) -> Any:
     """A fake lgpio module with one HX711 per value on the Pi-only build's default pins.
 
     For a reader in another process (`pi_process`, `sowboard bench pi-reader`): a
-    `functools.partial` of this top-level function pickles by name, the chips are made there.
+    `functools.partial` of this top-level function pickles by name, the chips are made there;
+    with `report`, their counters are written to that file when the reader closes the gpiochip.
     """
     config = PiGpioConfig.default(len(values))
     chips = make_chips(values, **chip)
-    fake = FakeLgpio(config.sck, dict(zip(config.dout, chips, strict=True)), open_error=open_error)
-    return fake.as_module()
+    wiring = dict(zip(config.dout, chips, strict=True))
+    return FakeLgpio(config.sck, wiring, open_error=open_error, report=report).as_module()
