@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -179,6 +180,9 @@ def main(seconds: float = 60.0, busy: int = 2, clients: int = 50, reader: str = 
     results = [baseline]
     with tempfile.TemporaryDirectory(prefix="sowboard-bench-") as data:
         daemon = demo_daemon(data, clients)
+        # 50 pages keep waitress's workers busy, the load wanted here; its "Task queue depth"
+        # warnings would bury the figures.
+        logging.getLogger("waitress.queue").setLevel(logging.ERROR)
         daemon.start()
         try:
             with busy_threads(busy):
