@@ -143,7 +143,7 @@ def _serve(bus: Hx711Bus, conn: Connection) -> None:
             conn.send(("frame", frame.t, frame.raw, frame.seq))
         now = time.monotonic()
         if now >= next_status:
-            gc.collect()  # between reads, with SCK low: the chips wait as long as it takes
+            gc.collect()  # between reads, SCK low: a pause only delays the next read
             status = bus.status("pi-gpio-process", connected=True)
             conn.send(("status", dataclasses.asdict(status)))
             next_status = now + STATUS_INTERVAL
