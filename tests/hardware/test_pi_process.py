@@ -158,3 +158,15 @@ def test_the_reader_dies_with_the_daemon(tmp_path: Path, how: signal.Signals) ->
     finally:
         daemon.kill()
         daemon.wait()
+
+
+def test_the_daemon_without_lgpio_says_what_to_install(tmp_path: Path) -> None:
+    """`hardware.source = "pi"` starts the reader process; on a PC its start-up error (no lgpio,
+    or no gpiochip where lgpio is installed) comes back as the daemon's configuration error,
+    with what to do."""
+    from controller.daemon.config import parse_config
+    from controller.daemon.hardware import HardwareError, open_source
+
+    config = parse_config({"hardware": {"source": "pi"}, "data": {"dir": str(tmp_path)}}, None)
+    with pytest.raises(HardwareError, match=r"install the pi extra|gpiochip0.*gpio group"):
+        open_source(config, 16, 18)
