@@ -32,6 +32,7 @@ import dataclasses
 import gc
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
@@ -136,9 +137,17 @@ def reader_main(
 
 
 def _serve(bus: Hx711Bus, conn: Connection) -> None:
+    fd = conn.fileno()
+
+    def told_to_stop(timeout: float) -> bool:
+        """Wait up to `timeout` s for a message (stop) or the daemon's end closing. select()
+        keeps microseconds; Connection.poll rounds up to whole milliseconds (poll(2)), which
+        would make every 0.5 ms poll of DOUT a 1 ms one."""
+        return bool(select.select([fd], [], [], timeout)[0])
+
     next_status = 0.0
-    while not conn.poll():  # a message (stop) or the daemon's end closed
-        frame = bus.read_once(conn.poll)
+    while not told_to_stop(0):
+        frame = bus.read_once(told_to_stop)
         if frame is not None:
             conn.send(("frame", frame.t, frame.raw, frame.seq))
         now = time.monotonic()
