@@ -227,6 +227,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         games = 96 if args.games is None else args.games
         return bench_humans(games=games, profile=args.profile, verbose=args.verbose)
+    if args.what == "pi-reader":
+        from controller.bench.pi_reader import main as bench_pi_reader
+
+        return bench_pi_reader(
+            seconds=60.0 if args.seconds is None else args.seconds,
+            busy=args.busy,
+            clients=args.clients,
+            reader=args.reader,
+        )
     if args.what == "openings" and args.daemon:
         from controller.bench.daemon_openings import main as bench_daemon_openings
 
@@ -338,14 +347,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument(
         "what",
-        choices=["rules", "tracking", "openings", "openspiel", "web", "humans"],
+        choices=["rules", "tracking", "openings", "openspiel", "web", "humans", "pi-reader"],
         help="what to measure",
     )
     p.add_argument(
         "--seconds",
         type=number_in(0, 3600, low_open=True, unit="seconds"),
         default=None,
-        help="rules: seconds per measurement (2); web: seconds of streaming (30)",
+        help="rules: seconds per measurement (2); web: seconds of streaming (30); "
+        "pi-reader: seconds per reader (60)",
+    )
+    p.add_argument(
+        "--clients", type=int, default=50, help="web, pi-reader: live event streams (50)"
+    )
+    p.add_argument(
+        "--busy",
+        type=number_in(0, 16, whole=True),
+        default=2,
+        help="pi-reader: busy Python threads in the daemon (2)",
+    )
+    p.add_argument(
+        "--reader",
+        choices=["all", "thread", "process-normal", "process"],
+        default="all",
+        help="pi-reader: which reader to measure (all)",
     )
     p.add_argument(
         "--clients",

@@ -107,18 +107,42 @@ def _client_main(argv: list[str]) -> int:
 # -- the bench ------------------------------------------------------------------------------------
 
 
+def demo_daemon(data: str, clients: int, verbose: bool = False) -> Daemon:
+    """The daemon (loop + web server on a free port) in demo mode on the simulated board, with
+    room for `clients` live pages; not started."""
+    config = parse_config(
+        {
+            "game": {"mode": "demo"},
+            "web": {"port": 0, "max_streams": clients + 4},
+            "data": {"dir": data},
+        },
+        None,
+    )
+    notes: list[str] = []
+    return Daemon(config, out=notes.append if not verbose else None)
+
+
+def start_pages(port: int, clients: int, seconds: float) -> subprocess.Popen[str]:
+    """`clients` live pages reading the daemon's event stream for `seconds`, in a child
+    process; its last stdout line is the JSON of `read_streams`."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "controller.daemon.benchweb",
+            "127.0.0.1",
+            str(port),
+            str(clients),
+            str(seconds),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
 def main(seconds: float = 30.0, clients: int = 50, verbose: bool = False) -> int:
     with tempfile.TemporaryDirectory(prefix="sowboard-bench-") as data:
-        config = parse_config(
-            {
-                "game": {"mode": "demo"},
-                "web": {"port": 0, "max_streams": clients + 4},
-                "data": {"dir": data},
-            },
-            None,
-        )
-        notes: list[str] = []
-        daemon = Daemon(config, out=notes.append if not verbose else None)
+        daemon = demo_daemon(data, clients, verbose)
         daemon.start()
         try:
             return _measure(daemon, seconds, clients)
@@ -131,25 +155,13 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
     deadline = time.monotonic() + 10.0
     while loop.referee is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    host, port = "127.0.0.1", daemon.server.port
+    port = daemon.server.port
     print(
         f"bench web: {clients} event streams for {seconds:g} s, {loop.game.variant} on the "
         "simulated board in demo mode (the virtual hand plays on its own)",
         flush=True,
     )
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller.daemon.benchweb",
-            host,
-            str(port),
-            str(clients),
-            str(seconds),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    child = start_pages(port, clients, seconds)
     lags_before = len(loop.stats.lags)
     ticks_before = loop.stats.ticks
     missed_before = loop.stats.missed_ticks

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from controller.buttons import ButtonError, Buttons
-from controller.leds.backends import LedError, LedStrip, NeoPixelLeds, SimulatedLeds
+from controller.leds.backends import (
+    LedError,
+    LedStrip,
+    NeoPixelLeds,
+    SimulatedLeds,
+    check_length,
+)
 from controller.leds.patterns import RGB
 from controller.sensing.frames import SampleSource
 from controller.sensing.hwsource import SourceUnavailable
@@ -29,7 +35,7 @@ class NoLeds:
         self.count = count
 
     def show(self, pixels: list[RGB]) -> None:
-        del pixels
+        del pixels  # also the sink of tools that run the loop without lights (NoLeds(0))
 
     def close(self) -> None:
         pass
@@ -48,6 +54,7 @@ class PicoLeds:
         self._last: list[RGB] | None = None
 
     def show(self, pixels: list[RGB]) -> None:
+        check_length(pixels, self.count)
         if pixels != self._last:  # the serial link is slow: send changes only
             self._last = list(pixels)
             self.source.set_leds(pixels)
@@ -60,11 +67,20 @@ def open_source(config: Config, cell_count: int, led_count: int) -> SampleSource
     """The real load-cell source of `hardware.source` (pi or serial)."""
     try:
         if config.source == "pi":
-            from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
+            from controller.sensing.pi_gpio import PiGpioConfig
+            from controller.sensing.pi_process import PiProcessSource
 
             pi = config.pi
-            return PiGpioSource(
-                PiGpioConfig(sck=pi.sck, dout=pi.dout, gain=pi.gain, gpiochip=pi.gpiochip)
+            # In a process of its own: a reader thread here would share the interpreter lock
+            # with the loop and the web server, and a busy thread stretches clock pulses.
+            return PiProcessSource(
+                PiGpioConfig(
+                    sck=pi.sck,
+                    dout=pi.dout,
+                    gain=pi.gain,
+                    rate_sps=pi.rate_sps,
+                    gpiochip=pi.gpiochip,
+                )
             )
         if config.source == "serial":
             from controller.sensing.serial_source import SerialSource

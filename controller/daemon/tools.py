@@ -30,6 +30,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+from controller.leds.backends import PI5_MODULE, choose_led_driver, read_pi_model
 from controller.rules import Place
 from controller.sensing.recording import SUFFIX
 
@@ -267,16 +268,33 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
     report["hardware"] = {
         "lgpio": _check_import("lgpio"),
         "neopixel": _check_import("neopixel"),
+        "adafruit_raspberry_pi5_neopixel_write": _check_import(PI5_MODULE),
         "serial": _check_import("serial"),
         "gpiozero": _check_import("gpiozero"),
         "/dev/gpiochip0": _device("/dev/gpiochip0"),
         "/dev/spidev0.0": _device("/dev/spidev0.0"),
+        "/dev/pio0": _device("/dev/pio0"),
         "groups": sorted(user_groups & {"gpio", "spi", "dialout"}),
     }
+    report["led_driver"] = led_driver(config, read_pi_model())
     report["daemon"] = _daemon_state(config)
     if sensors_s > 0 and config.source != "sim":
         report["sensors"] = read_sensors(config, sensors_s)
     return report
+
+
+def led_driver(config: Config, model: str | None) -> dict[str, Any]:
+    """Which LED driver `sowboard run` uses and why: the NeoPixel backend picks it by the Pi
+    model (a Pi 5 needs RP1's PIO, rpi_ws281x cannot drive it); other backends name theirs."""
+    backend = config.led_backend()
+    if backend != "neopixel":
+        why = {
+            "sim": "the simulated strip (the status page shows it)",
+            "pico": "the Pico drives the LEDs (frames over the serial link)",
+            "none": "leds.backend = none: no lights",
+        }[backend]
+        return {"driver": backend, "model": model, "why": why}
+    return choose_led_driver(model).to_json()
 
 
 def _daemon_url(config: Config, path: str) -> str:

@@ -71,4 +71,5 @@ def test_diag_reports_the_data_files_and_what_is_wrong_in_them(tmp_path: Path) -
     assert report["sim_board"]["pits"][0][3] == 0
     assert report["recordings"]["count"] == 1 and report["recordings"]["newest"] == name
     assert report["daemon"].startswith("not answering")
-    assert set(report["hardware"]) >= {"lgpio", "neopixel", "/dev/gpiochip0", "groups"}
+    assert set(report["hardware"]) >= {"lgpio", "neopixel", "/dev/gpiochip0", "/dev/pio0", "groups"}
+    assert report["led_driver"]["driver"] == "sim"

@@ -10,7 +10,7 @@ from pathlib import Path
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from controller.daemon.tools import button_test, led_test
+from controller.daemon.tools import button_test, led_driver, led_test
 from tests.daemon.conftest import make_config
 
 
@@ -56,3 +56,15 @@ def test_the_button_test_says_when_buttons_are_off(tmp_path: Path) -> None:
     lines: list[str] = []
     assert button_test(make_config(tmp_path), 0.1, out=lines.append) == []
     assert "not enabled" in json.loads(lines[0])["note"]
+
+
+def test_diag_says_which_led_driver_the_pi_model_chose_and_why(tmp_path: Path) -> None:
+    """A Pi 5 builder must see that the RP1 PIO driver, not rpi_ws281x, drives the LEDs."""
+    pi = make_config(tmp_path, hardware={"source": "pi"})
+    pi5 = led_driver(pi, "Raspberry Pi 5 Model B Rev 1.0")
+    assert pi5["driver"] == "pi5-pio" and "RP1" in pi5["why"]
+    assert led_driver(pi, "Raspberry Pi 4 Model B Rev 1.4")["driver"] == "rpi_ws281x"
+    assert led_driver(pi, None)["driver"] is None
+    pico = led_driver(make_config(tmp_path, hardware={"source": "serial"}), None)
+    assert pico["driver"] == "pico" and "Pico" in pico["why"]
+    assert led_driver(make_config(tmp_path), None)["driver"] == "sim"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from controller.daemon.notify import Notifier
+from controller.sensing.pi_process import RT_PRIORITY
 from tests.daemon.conftest import Board, make_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +52,9 @@ def test_the_unit_runs_the_daemon_as_its_own_user_with_a_watchdog() -> None:
         "PrivateTmp": "true",
         "ProtectHome": "true",
         "CapabilityBoundingSet": "",
+        # the HX711 reader's SCHED_FIFO priority (pi_process.RT_PRIORITY), and no higher
+        "RestrictRealtime": "false",
+        "LimitRTPRIO": str(RT_PRIORITY),
     }.items():
         assert unit[key] == [value], key
 

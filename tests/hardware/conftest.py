@@ -10,17 +10,8 @@ import pytest
 
 from controller.sensing.frames import Frame, SampleSource
 from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
-from tests.hardware.fake_lgpio import FakeLgpio
-from tests.hardware.hx711_model import HX711Model
-
-
-def make_chips(values: list[int], *, rate: int = 80, **kw: Any) -> list[HX711Model]:
-    """One chip per value, each with its own oscillator phase (they are not synchronised)."""
-    now = time.perf_counter_ns()
-    return [
-        HX711Model(v, rate=rate, phase=(i * 0.37) % 1.0, start_ns=now, seed=i, **kw)
-        for i, v in enumerate(values)
-    ]
+from controller.sim.fake_lgpio import FakeLgpio
+from controller.sim.hx711_model import HX711Model
 
 
 class PiRig:

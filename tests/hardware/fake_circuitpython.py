@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from pioemu import State, emulate
 
-from tests.hardware.hx711_model import HX711Model
+from controller.sim.hx711_model import HX711Model
 
 # keyword arguments of rp2pio.StateMachine (circuitpython-stubs 10.x)
 STATE_MACHINE_KWARGS = {

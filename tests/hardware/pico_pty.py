@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.sim.hx711_model import HX711Model
 from tests.hardware.fake_circuitpython import PicoRig, PtyLink
 from tests.hardware.firmware_path import sowfirm
-from tests.hardware.hx711_model import HX711Model
 
 
 class PtyPico:

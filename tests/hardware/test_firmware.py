@@ -13,9 +13,9 @@ from typing import Any
 import adafruit_pioasm
 import pytest
 
+from controller.sim.hx711_model import HX711Model
 from tests.hardware.fake_circuitpython import MemoryLink, PicoRig
 from tests.hardware.firmware_path import hx711_pio, pinmap, sowfirm, sowproto
-from tests.hardware.hx711_model import HX711Model
 
 US = 1000
 

@@ -5,7 +5,7 @@ Times are in ns; at 80 SPS a conversion takes 12.5 ms.
 
 from __future__ import annotations
 
-from tests.hardware.hx711_model import HX711Model
+from controller.sim.hx711_model import HX711Model
 
 MS = 1_000_000
 US = 1_000
@@ -62,6 +62,19 @@ def test_sck_high_over_60us_powers_down_and_the_read_is_lost() -> None:
     assert not chip.powered_down
     assert chip.dout(14 * MS + 49 * MS) == 1
     assert chip.dout(14 * MS + 51 * MS) == 0
+
+
+def test_a_chip_with_settling_output_gives_4_wrong_conversions_after_a_wake() -> None:
+    """The worst case a reader must survive: ready on time after a power-down, but unsettled."""
+    chip = HX711Model(100_000, rate=80, settling_output=True)
+    chip.sck(True, 13 * MS)
+    chip.sck(False, 13 * MS + 100 * US)  # powered down, then awake again
+    assert chip.power_downs == 1
+    words, t = [], 13 * MS + 100 * US
+    for _ in range(5):
+        t += 13 * MS  # one conversion period and a little
+        words.append(clock_out(chip, t)[0])
+    assert words == [20_000, 40_000, 60_000, 80_000, 100_000]
 
 
 def test_reading_while_not_ready_is_garbage() -> None:

@@ -12,9 +12,9 @@ import pytest
 
 from controller.sensing.frames import RAW_MAX, RAW_MIN
 from controller.sensing.hwsource import SourceUnavailable
-from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource, load_lgpio
-from tests.hardware.conftest import complete, make_chips, wait_for
-from tests.hardware.fake_lgpio import FakeLgpio
+from controller.sensing.pi_gpio import SETTLE_READS, PiGpioConfig, PiGpioSource, load_lgpio
+from controller.sim.fake_lgpio import FakeLgpio, make_chips
+from tests.hardware.conftest import complete, wait_for
 
 # Signed 24-bit values that exercise the two's-complement edges: 0, +-1, both rails, and the
 # words whose top bit alone is set or clear (0x800000 = -8388608, 0x7FFFFF = 8388607).
@@ -84,6 +84,50 @@ def test_overrun_clock_pulse_discards_the_read(pi_rig) -> None:
         frame = rig.source.read(1.0)
         assert frame is not None
         assert all(v is None or v == want for v, want in zip(frame.raw, values, strict=True))
+
+
+def test_reads_are_thrown_away_until_the_chips_settled_after_a_power_down(pi_rig) -> None:
+    """A powered-down HX711 resets when SCK goes low; at worst (`settling_output`) its first 4
+    conversions are ready on time but wrong. None of them may reach a frame, at start (the chips
+    may have just powered up) or after a power-down mid-read."""
+    values = [100_000, -100_000, 50_000]
+    chips = make_chips(values, settling_output=True)
+    for chip in chips:  # a reader died with SCK high: powered down until SCK is claimed low
+        now = time.perf_counter_ns()
+        chip.sck(True, now)
+        assert chip.dout(now + 100_000) == 1 and chip.powered_down
+    rig = pi_rig(chips)
+    first = [rig.source.read(1.0) for _ in range(SETTLE_READS + 3)]
+    rig.lgpio.stall_next_high(200)
+    wait_for(rig.source, lambda f: len(f.missing) == len(values))
+    after = [rig.source.read(1.0) for _ in range(SETTLE_READS + 3)]
+    assert all(chip.power_downs >= 2 for chip in rig.chips), "the model did power down twice"
+    for frame in first + after:
+        assert frame is not None
+        assert all(v is None or v == want for v, want in zip(frame.raw, values, strict=True))
+    assert complete(first[-1]) and complete(after[-1]), "then the true values come"
+    status = rig.source.status()
+    assert status.discarded_reads >= 1
+    assert status.settling_reads >= 2 * SETTLE_READS
+
+
+def test_a_read_stretched_past_the_next_conversion_is_thrown_away(pi_rig) -> None:
+    """A reader preempted between two pulses (SCK low, so no power-down) for longer than a
+    conversion period: the chips may shift out bits of the next conversion and lose count of
+    the pulses. That read and the settling reads after it must not reach a frame."""
+    values = [100_000, -100_000, 50_000]
+    rig = pi_rig(make_chips(values))
+    wait_for(rig.source, complete)
+    rig.lgpio.stall_next_low(20_000)  # 20 ms: more than a period at 80 SPS (12.5 ms)
+    after = [rig.source.read(1.0) for _ in range(SETTLE_READS + 20)]
+    for frame in after:
+        assert frame is not None
+        assert all(v is None or v == want for v, want in zip(frame.raw, values, strict=True))
+    assert any(len(f.missing) == len(values) for f in after if f is not None)
+    assert after[-1] is not None and complete(after[-1])
+    status = rig.source.status()
+    assert status.slow_reads >= 1
+    assert all(chip.power_downs == 0 for chip in rig.chips), "SCK stayed low: no power-down"
 
 
 def test_unplugged_chip_gives_none_then_a_fault_without_slowing_the_others(pi_rig) -> None:

@@ -25,9 +25,9 @@ from controller.sensing.serial_source import (
     find_pico_port,
     load_serial,
 )
+from controller.sim.hx711_model import HX711Model
 from tests.hardware.conftest import complete, wait_for
 from tests.hardware.firmware_path import pinmap, sowfirm, sowproto
-from tests.hardware.hx711_model import HX711Model
 from tests.hardware.pico_pty import PtyPico
 
 

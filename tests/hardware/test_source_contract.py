@@ -1,13 +1,16 @@
 """Every sample source keeps the `SampleSource` contract of controller/sensing/frames.py.
 
 One parametrised fixture builds each source on its bench: the Pi-only reader on a fake lgpio with
-HX711 models, the Pico link through a pty with the firmware on the PIO emulator, the
-simulated board, and a recording of frames (what `sowboard simulate --frames` replays). The checks: frames have increasing t and seq, raw values are ints in the
-signed 24-bit range or None, one per cell; status() answers; close() can be called twice.
+HX711 models (in a thread, and in a process of its own), the Pico link through a pty with the
+firmware on the PIO emulator, the simulated board, and a recording of frames (what `sowboard
+simulate --frames` replays). The checks: frames have increasing t and seq, raw values are ints
+in the signed 24-bit range or None, one per cell; status() answers; close() can be called
+twice.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from collections.abc import Callable, Iterator
@@ -17,10 +20,11 @@ import pytest
 
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame, SampleSource, SourceStatus
 from controller.sensing.pi_gpio import PiGpioConfig, PiGpioSource
+from controller.sensing.pi_process import PiProcessSource
 from controller.sensing.recording import RecordingSource, encode_recording, load_recording
 from controller.sensing.serial_source import SerialSource
-from tests.hardware.fake_lgpio import FakeLgpio
-from tests.hardware.hx711_model import HX711Model
+from controller.sim.fake_lgpio import FakeLgpio, wired_lgpio
+from controller.sim.hx711_model import HX711Model
 from tests.hardware.pico_pty import PtyPico
 
 VALUES = [0, -1, 1, RAW_MAX, RAW_MIN, 4321, -4321, 99, -99, 7, -7, 1 << 20, -(1 << 20), 5, 6, 8]
@@ -41,6 +45,16 @@ def pi_gpio_source(
     lgpio = FakeLgpio(config.sck, dict(zip(config.dout, chips(), strict=True)))
     source = PiGpioSource(config, lgpio=lgpio.as_module())
     return source, lambda: None
+
+
+def pi_process_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[SampleSource, Callable[[], None]]:
+    """The same chips, read by the Pi-only reader in a process of its own (the fake lgpio and
+    the chips are made in that process)."""
+    config = PiGpioConfig.default(len(VALUES))
+    lgpio = functools.partial(wired_lgpio, VALUES, noise=3)
+    return PiProcessSource(config, lgpio=lgpio), lambda: None
 
 
 def serial_source(
@@ -87,6 +101,7 @@ def recording_source(
 
 SOURCES = {
     "pi_gpio": pi_gpio_source,
+    "pi_process": pi_process_source,
     "serial": serial_source,
     "sim": sim_source,
     "recording": recording_source,

@@ -9,6 +9,9 @@ emulator behind the Pico firmware drive the same model. What it does, after the 
   high again. 25 / 26 / 27 pulses in all select A-128 / B-32 / A-64 for the next conversion.
 - SCK high for more than 60 us powers the chip down: the read in progress is lost (DOUT reads
   high). When SCK goes low again the chip resets to A-128 and needs 4 conversion periods to settle.
+  By default DOUT stays high while it settles; with `settling_output` the chip is the worst case
+  instead: its first 4 conversions after the wake are ready on time but wrong (a ramp towards
+  the input), so only a reader that throws them away reports true weights.
 - Clocking while DOUT is high (nothing ready) shifts out garbage.
 - The output saturates at 0x7FFFFF / 0x800000 (a cell overloaded or a broken bridge wire).
 - Unplugged, DOUT floats up to the reader's pull-up and SCK does nothing; `dout_stuck` pins DOUT.
@@ -41,8 +44,11 @@ class HX711Model:
         noise: int = 0,
         seed: int = 0,
         start_ns: int = 0,
+        settling_output: bool = False,
     ) -> None:
         self.value = value
+        self.settling_output = settling_output
+        self._unsettled = 0  # conversions after a wake that are still settling
         self.channel_b = channel_b
         self.noise = noise
         self.unplugged = False
@@ -153,6 +159,9 @@ class HX711Model:
             self._gain = GAIN_OF_PULSES.get(self._pulses, 128)
             self._pulses = 0
         counts = self.channel_b if self._gain == 32 else self.value * self._gain // 128
+        if self._unsettled:  # k-th of 4 settling conversions: k/5 of the way to the input
+            counts = counts * (SETTLE_PERIODS + 1 - self._unsettled) // (SETTLE_PERIODS + 1)
+            self._unsettled -= 1
         if self.noise:
             counts += self._rng.randint(-self.noise, self.noise)
         counts = max(RAW_MIN, min(RAW_MAX, counts))
@@ -167,4 +176,8 @@ class HX711Model:
         self._gain = 128
         self._pulses = 0
         self._ready = False
-        self._next_ns = t_ns + SETTLE_PERIODS * self._period_ns
+        if self.settling_output:
+            self._unsettled = SETTLE_PERIODS
+            self._next_ns = t_ns + self._period_ns
+        else:
+            self._next_ns = t_ns + SETTLE_PERIODS * self._period_ns
