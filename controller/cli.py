@@ -358,9 +358,6 @@ def build_parser() -> argparse.ArgumentParser:
         "pi-reader: seconds per reader (60)",
     )
     p.add_argument(
-        "--clients", type=int, default=50, help="web, pi-reader: live event streams (50)"
-    )
-    p.add_argument(
         "--busy",
         type=number_in(0, 16, whole=True),
         default=2,
@@ -377,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         # the daemon under test serves clients + 4 streams, and web.max_streams is at most 200
         type=number_in(1, 196, whole=True),
         default=50,
-        help="web: live event streams (50)",
+        help="web, pi-reader: live event streams (50)",
     )
     p.add_argument(
         "--repeats",
