@@ -403,6 +403,7 @@ class Referee:
             if due.kind is StepKind.SOW:
                 if (
                     detector.rise > 0.5 * self.seed_g
+                    and detector.onset_t >= self._last_fell(due.player)
                     and not self._lift_due(due.at)
                     and not self._start_grab_pressing(due.at, detector.peak)
                 ):
@@ -423,6 +424,18 @@ class Referee:
                     self.tentative[cell] = Tentative(t, before, step)
                     return True
         return False
+
+    def _last_fell(self, player: int) -> float:
+        """When `player`'s last seed taken fell, less one reading: a hand drops its seeds one
+        after the other, so a cup that began to move before that (a forearm leaning on the
+        next cups) is not its next seed."""
+        for recognised in reversed(self.steps):
+            if recognised.step.player != player or recognised.step.kind is not StepKind.SOW:
+                continue
+            if recognised.fell is None:
+                break
+            return recognised.fell - 1.0 / self.detector.cells[0].rate_sps
+        return -math.inf
 
     def _lift_due(self, place: Place) -> bool:
         """Must the other hand lift this pit (a relay or capture, in a simultaneous opening)?
@@ -955,9 +968,15 @@ class Referee:
         t = pending.last_t
         if n > 1.0 and pending.patience_until == 0.0 and (rest := self._resting_for(n)):
             # Not seeds a hand would slip: a finger or a hand resting on the cup, most likely.
-            # Give it time to go away before calling it seeds.
+            # Give it time to go away before calling it seeds; a seed guessed on its rise has
+            # not come yet.
             pending.patience_until = t + rest
             self.pending[cell] = pending
+            guess = self.tentative.get(cell)
+            if guess is not None and guess.step.kind is StepKind.SOW:
+                del self.tentative[cell]
+                self._retract(cell, guess)
+                self._forget_stale_guesses()
             return False
         if cell in self.lifting:
             self._lift_stopped(cell)

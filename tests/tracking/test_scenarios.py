@@ -603,3 +603,30 @@ def test_fingers_brushing_two_cups_ahead_of_a_fast_hand_are_no_seeds(random_seed
     assert result["flags"] == []
     assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 1], [0, 2], [0, 3]]
     _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+@pytest.mark.parametrize("random_seed", [1, 2])
+def test_a_forearm_on_the_cups_about_to_be_sown_is_no_seed_of_theirs(
+    rate: int, random_seed: int
+) -> None:
+    """A forearm leans on the next three cups while the hand sows the one before them, and
+    lifts off before their seeds come: its rise is no seed (it began before the hand's last
+    seed fell, and it weighs like no slip of seeds), so the seeds after are taken in turn."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 0]},
+        {"t": 1.3, "action": "lean", "at": [[0, 2], [0, 3], [0, 4]], "g": 400, "dur": 0.8},
+        {"t": 1.6, "action": "drop", "at": [0, 1]},
+        {"t": 2.5, "action": "drop", "at": [0, 2]},
+        {"t": 2.9, "action": "drop", "at": [0, 3]},
+    ]
+    scenario = {
+        "variant": "kalah",
+        "sensors": {"rate_sps": rate, "random_seed": random_seed},
+        "actions": actions,
+    }
+    simulation, referee = run_simulation(parse_scenario(scenario, "lean"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 1], [0, 2], [0, 3]]
+    _same_as_truth(result)
