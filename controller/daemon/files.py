@@ -7,7 +7,9 @@ appended to (journal.py).
 
 - `calibration.json`: the zero and scale of every cell, and the seed mass if it was measured.
 - `sim_board.json`: on the simulated board, where the seeds physically lie (the simulated
-  wood must survive a restart like real wood does).
+  wood must survive a restart like real wood does), and which game and how many of its
+  journaled steps that layout goes with: the journal and the layout are two files written at
+  different moments, and a restart compares the two to tell a layout that lags the journal.
 """
 
 from __future__ import annotations
@@ -149,18 +151,34 @@ def save_calibration(path: Path, board: str, calibration: Calibration) -> None:
 # -- the simulated board's seeds ----------------------------------------------------------------
 
 
-def layout_json(board: str, rules: Rules, truth: dict[str, Any]) -> dict[str, Any]:
-    """What `save_sim_board` writes: counts per place (the hands must be empty)."""
+@dataclass(frozen=True)
+class SimLayout:
+    """Where the simulated seeds lay, and the point of the journal they go with.
+
+    `game` is the journal's `started` stamp and `steps` how many of its steps had been
+    journaled when the layout was saved (None for a file from before they were written)."""
+
+    position: Position
+    game: str | None
+    steps: int | None
+
+
+def layout_json(
+    board: str, rules: Rules, truth: dict[str, Any], game: str, steps: int
+) -> dict[str, Any]:
+    """What `sim_board.json` holds: counts per place (the hands must be empty)."""
     return {
         "version": 1,
         "board": board,
         "pits": rules.n,
         "layout": {"pits": truth["pits"], "stores": truth["stores"]},
+        "game": game,
+        "steps": steps,
         "saved": _now_iso(),
     }
 
 
-def load_sim_board(path: Path, board: str, rules: Rules) -> Position | None:
+def load_sim_board(path: Path, board: str, rules: Rules) -> SimLayout | None:
     """Where the simulated seeds lay when the daemon stopped (None: no file)."""
     if not path.exists():
         return None
@@ -185,4 +203,9 @@ def load_sim_board(path: Path, board: str, rules: Rules) -> Position | None:
     counts = [*(pits[0] if ok else []), *(pits[1] if ok else []), *(stores if ok else [])]
     if not ok or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
         raise DataFileError(f"{path}: layout must hold 2 rows of {rules.n} counts and 2 stores")
-    return Position((tuple(pits[0]), tuple(pits[1])), (stores[0], stores[1]), 0)
+    game, steps = data.get("game"), data.get("steps")
+    return SimLayout(
+        Position((tuple(pits[0]), tuple(pits[1])), (stores[0], stores[1]), 0),
+        game if isinstance(game, str) else None,
+        steps if isinstance(steps, int) and not isinstance(steps, bool) else None,
+    )

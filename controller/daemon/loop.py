@@ -58,7 +58,6 @@ from controller.sim import (
     ScenarioError,
     SensorParams,
     SimWorld,
-    action_end,
     parse_actions,
     schedule_move,
     schedule_opening,
@@ -85,12 +84,10 @@ from .files import (
     SIM_BOARD_FILE,
     Calibration,
     DataFileError,
-    layout_json,
     load_calibration,
-    load_sim_board,
     save_calibration,
-    write_json_atomic,
 )
+from .hands import JournalPoint, VirtualHands, resume_layout
 from .hardware import open_buttons, open_leds, open_source, source_rate
 from .journal import (
     Journal,
@@ -214,6 +211,10 @@ class GameState:
         out.extend(step_entry(t, s) for t, s in self.steps)
         return out
 
+    def point(self) -> JournalPoint:
+        """Where the journal stands: this game, and how many steps it holds."""
+        return JournalPoint(str(self.header.get("started", "")), len(self.steps))
+
     def follower(self, upto: int | None = None) -> StepFollower:
         follower = StepFollower.new(self.rules)
         for _t, step in self.steps[:upto]:
@@ -264,7 +265,8 @@ class BoardLoop:
 
     `speed`: for the simulated board, simulated seconds per wall second; None never waits
     (tests, benchmarks); by default `hardware.sim.speed`. `leds`, `source` and `buttons` may be
-    given (tests); otherwise they come from the configuration.
+    given (tests); otherwise they come from the configuration. `clock`: the simulated board's
+    wall clock (tests that make the loop fall behind).
     """
 
     def __init__(
@@ -277,6 +279,7 @@ class BoardLoop:
         notifier: Notifier | None = None,
         pin_factory: Any = None,
         out: Callable[[str], None] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.config = config
         self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
@@ -304,6 +307,7 @@ class BoardLoop:
 
         # The board: simulated or real.
         self.sim: SimFeed | None = None
+        self.hands: VirtualHands | None = None
         self.feed: Feed
         if config.source == "sim":
             # A resumed game finds the simulated seeds where they were left; for a new game
@@ -312,7 +316,10 @@ class BoardLoop:
             world = self._new_world(game, start)
             run_speed = config.sim.speed if speed == "config" else speed
             assert run_speed is None or isinstance(run_speed, float | int)
-            self.sim = SimFeed(world, None if run_speed is None else float(run_speed))
+            self.sim = SimFeed(
+                world, None if run_speed is None else float(run_speed), **_clock_arg(clock)
+            )
+            self.hands = VirtualHands(self.sim, self.sim_board_path, config.board, self.writer.call)
             self.feed = self.sim
             self.link.wake = self.sim.wake.set
             self.out("no hardware configured: running the simulated board")
@@ -348,8 +355,6 @@ class BoardLoop:
         self.tick_s = 1.0 / config.leds.fps
         self.last_activity = self.now
         self.hint_until = -1.0
-        self.busy_until = -1.0  # the virtual hand is acting until then (loop time)
-        self._save_layout_pending = False
         self._completed_seen = len(target.completed)
         self._turn_key: tuple[Any, ...] = ()
         self.turn_started = self.now
@@ -364,6 +369,11 @@ class BoardLoop:
         self._watchdog_next = 0.0
         self._systemd_status = ""
         self._enter_setup(target)
+
+    @property
+    def busy_until(self) -> float:
+        """The loop time when the virtual hands are done (-1: no simulated board)."""
+        return -1.0 if self.hands is None else self.hands.busy_until
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -447,13 +457,14 @@ class BoardLoop:
                 self._notice(f"the damaged journal is kept as {target}")
 
     def _sim_layout(self, game: GameState, target: StepFollower) -> Any:
-        """Where the simulated seeds lie: the saved layout, else the game's position."""
-        try:
-            saved = load_sim_board(self.sim_board_path, self.config.board, game.rules)
-        except DataFileError as err:
-            self._notice(f"simulated board layout not used: {err}")
-            saved = None
-        return saved if saved is not None else target.position()
+        """Where the simulated seeds lie: the saved layout if it goes with the journal's point
+        of the game, else the journal's position (hands.resume_layout)."""
+        position, notice = resume_layout(
+            self.sim_board_path, self.config.board, game.rules, game.point(), target.position()
+        )
+        if notice is not None:
+            self._notice(notice)
+        return position
 
     def _scenario(self, game: GameState) -> Scenario:
         sim = self.config.sim
@@ -767,7 +778,8 @@ class BoardLoop:
             self.last_activity = referee.last_activity
         if len(game.completed) != self._completed_seen:
             self._completed_seen = len(game.completed)
-            self._save_layout_pending = True
+            if self.hands is not None:
+                self.hands.layout_pending = True
         position = game.position()
         key = (position.to_move, len(game.completed), position.over)
         if key != self._turn_key:
@@ -1108,7 +1120,8 @@ class BoardLoop:
         assert self.sim is not None
         world = self._new_world(self.game, follower.position())
         self.sim.replace_world(world)
-        self.busy_until = -1.0
+        assert self.hands is not None
+        self.hands.relaid()
         self.calibration = self._load_calibration()
         self._save_sim_layout(force=True)
 
@@ -1310,15 +1323,13 @@ class BoardLoop:
 
     def _schedule(self, actions: list[Any]) -> None:
         """Note how long the virtual hand is busy with `actions` (already in the world)."""
-        assert self.sim is not None
-        if self._save_layout_pending:
+        assert self.hands is not None
+        if self.hands.layout_pending:
             # The last move's layout, before these actions touch the seeds (they start at the
             # next sample): a restart during this move then finds the board as it was.
             self._save_sim_layout(force=False)
-        if actions:
-            end = max(action_end(a) for a in actions)
-            self.busy_until = max(self.busy_until, self.sim.to_loop(end) + 0.3)
-        self._save_layout_pending = True
+        self.hands.note(actions)
+        self.hands.layout_pending = True
 
     def _cmd_sim_move(self, args: dict[str, Any]) -> dict[str, Any]:
         if "pit" in args and "pits" in args:
@@ -1375,9 +1386,13 @@ class BoardLoop:
         return {"scheduled": len(actions)}
 
     def _sim_tick(self, now: float) -> None:
-        if self._save_layout_pending and now >= self.busy_until:
+        assert self.hands is not None
+        if self.hands.layout_pending and now >= self.busy_until:
             self._save_sim_layout(force=False)
-        if self.mode != "demo" or self.referee is None or now < self.busy_until:
+        if self.mode != "demo" or now < self.busy_until:
+            return
+        if self.referee is None:
+            self._demo_setup(now)
             return
         game = self.referee.game
         if game.over:
@@ -1417,24 +1432,50 @@ class BoardLoop:
         move = schedule_move(self.sim.world, sim_game, pit=pit)
         self._schedule(move.actions)
 
-    def _standing_still(self, now: float, why: str) -> None:
-        """Demo mode cannot go on: after DEMO_STILL_NEW_GAME_S of that, a new game."""
+    def _demo_setup(self, now: float) -> None:
+        """Demo mode, the board weighed before play: a board that does not match the game has
+        nobody to put it right, so after a while the virtual hands lay it out as the game
+        stands (the game is kept: it is the board, not the game, that is wrong)."""
+        setup = self.setup
+        if setup is None or not setup.wrong:
+            self._still_since = None
+            return
+        self._standing_still(
+            now, "the board did not match the game with nobody to put it right", self._relay_setup
+        )
+
+    def _relay_setup(self) -> None:
+        assert self.setup is not None
+        follower = self.setup.follower
+        self._relay_sim(follower)
+        self._enter_setup(follower)
+        self.out("demo: the simulated board was laid out again as the game stands")
+
+    def _standing_still(
+        self, now: float, why: str, remedy: Callable[[], None] | None = None
+    ) -> None:
+        """Demo mode cannot go on: after DEMO_STILL_NEW_GAME_S of that, `remedy` (by default
+        a new game)."""
         if self._still_since is None:
             self._still_since = now
         elif now - self._still_since >= DEMO_STILL_NEW_GAME_S:
-            self.out(f"demo: {why}; a new game")
-            self.execute("new_game", {})
+            self._still_since = None
+            if remedy is None:
+                self.out(f"demo: {why}; a new game")
+                self.execute("new_game", {})
+            else:
+                self.out(f"demo: {why}")
+                remedy()
 
     def _save_sim_layout(self, force: bool) -> None:
-        """Persist where the simulated seeds lie (only when no hand holds any)."""
-        assert self.sim is not None
-        truth = self.sim.world.truth()
-        if any(truth["hand"]) and not force:
-            return
-        self._save_layout_pending = False
-        data = layout_json(self.config.board, self.game.rules, truth)
-        path = self.sim_board_path
-        self.writer.call(lambda: write_json_atomic(path, data))
+        """Persist where the simulated seeds lie (only when no hand holds any), with the
+        journal's point of the game it goes with."""
+        assert self.hands is not None
+        self.hands.save_layout(self.game.rules, self.game.point(), force)
+
+
+def _clock_arg(clock: Callable[[], float] | None) -> dict[str, Any]:
+    return {} if clock is None else {"clock": clock}
 
 
 def _pairs(cells: list[CellCalibration]) -> tuple[tuple[float, float], ...]:

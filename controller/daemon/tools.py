@@ -243,7 +243,7 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
     if config.source == "sim":
         try:
             layout = load_sim_board(data / SIM_BOARD_FILE, config.board, config.rules())
-            report["sim_board"] = "none" if layout is None else layout.to_json()
+            report["sim_board"] = "none" if layout is None else layout.position.to_json()
         except DataFileError as err:
             report["sim_board"] = f"unusable: {err}"
     user_groups = set()
