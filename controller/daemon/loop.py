@@ -49,7 +49,7 @@ from controller.leds.patterns import (
     render,
 )
 from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower
-from controller.sensing.frames import Frame, SourceStatus
+from controller.sensing.frames import Frame, SampleSource, SourceStatus
 from controller.sim import (
     MistakeNotPossible,
     OpeningChoiceError,
@@ -89,6 +89,7 @@ from .files import (
 )
 from .hands import JournalPoint, VirtualHands, resume_layout
 from .hardware import open_buttons, open_leds, open_source, source_rate
+from .health import LINK_FAULT, Health, LinkWatch
 from .journal import (
     Journal,
     JournalError,
@@ -265,8 +266,8 @@ class BoardLoop:
 
     `speed`: for the simulated board, simulated seconds per wall second; None never waits
     (tests, benchmarks); by default `hardware.sim.speed`. `leds`, `source` and `buttons` may be
-    given (tests); otherwise they come from the configuration. `clock`: the simulated board's
-    wall clock (tests that make the loop fall behind).
+    given (tests); otherwise they come from the configuration. `clock`: the feed's wall clock
+    (tests that make the loop fall behind or a link go quiet).
     """
 
     def __init__(
@@ -280,6 +281,7 @@ class BoardLoop:
         pin_factory: Any = None,
         out: Callable[[str], None] | None = None,
         clock: Callable[[], float] | None = None,
+        source: SampleSource | None = None,
     ) -> None:
         self.config = config
         self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
@@ -309,7 +311,7 @@ class BoardLoop:
         self.sim: SimFeed | None = None
         self.hands: VirtualHands | None = None
         self.feed: Feed
-        if config.source == "sim":
+        if config.source == "sim" and source is None:
             # A resumed game finds the simulated seeds where they were left; for a new game
             # the virtual hands lay out the start position (as after `new_game`).
             start = self._sim_layout(game, target) if resumed is not None else target.position()
@@ -324,8 +326,9 @@ class BoardLoop:
             self.link.wake = self.sim.wake.set
             self.out("no hardware configured: running the simulated board")
         else:
-            source = open_source(config, len(self.board.cells), self.board.led_count)
-            self.feed = HardwareFeed(source)
+            if source is None:
+                source = open_source(config, len(self.board.cells), self.board.led_count)
+            self.feed = HardwareFeed(source, **_clock_arg(clock))
         self.rate_sps = source_rate(config)
         self.calibration = self._load_calibration()
         self.leds: LedStrip = leds or open_leds(
@@ -351,6 +354,8 @@ class BoardLoop:
         self.pixels: list[tuple[int, int, int]] = [(0, 0, 0)] * self.board.led_count
         self._publications = 0
         self.now = self.feed.now()
+        self.health = Health(self._take_flag_id)
+        self.link_watch = LinkWatch(self.now)
         self.next_tick = self.now
         self.tick_s = 1.0 / config.leds.fps
         self.last_activity = self.now
@@ -602,6 +607,7 @@ class BoardLoop:
             if referee is not None:
                 referee.process(frame)
         self.last_frame = frames[-1]
+        self.link_watch.frames_arrived(self.feed.now())
         self.stats.frames += len(frames)
         if referee is not None:
             if referee.publications != self._publications:
@@ -672,9 +678,14 @@ class BoardLoop:
             else:
                 known["detail"] = check.detail()
 
+    def _take_flag_id(self) -> int:
+        """The next flag id: one sequence for every flag on the page, whoever raises it."""
+        self._next_flag_id += 1
+        return self._next_flag_id - 1
+
     def _new_flag(self, t: float, kind: str, at: Place | None, detail: str) -> dict[str, Any]:
         flag = {
-            "id": self._next_flag_id,
+            "id": self._take_flag_id(),
             "t": round(t, 3),
             "kind": kind,
             "at": None if at is None else at.to_json(),
@@ -682,7 +693,6 @@ class BoardLoop:
             "active": True,
             "detail": detail,
         }
-        self._next_flag_id += 1
         self.flags.append(flag)
         return flag
 
@@ -726,9 +736,15 @@ class BoardLoop:
             self._follow_game(now)
         if self.sim is not None:
             self._sim_tick(now)
+        self._check_health(now)
         self._render(now)
         self._publish(now)
         self._systemd()
+
+    def _check_health(self, now: float) -> None:
+        """The daemon's parts report what is wrong with them (health.py)."""
+        fault = self.link_watch.fault(now, self.feed.status(), self.referee is not None)
+        self.health.report(now, LINK_FAULT, {} if fault is None else {"link": fault})
 
     def _buttons(self, now: float) -> None:
         names: list[str] = []
@@ -840,7 +856,7 @@ class BoardLoop:
 
     def _render(self, now: float) -> None:
         state = self.guidance_state(now)
-        lights = guidance(state)
+        lights = self.health.lights(guidance(state), self.game.mapping.places)
         if not state.idle and self.referee is not None:
             if self.mode == "teach" and state.expected_kind == "sow" and not state.flag_kind:
                 for place in self._lap_path():
@@ -883,8 +899,7 @@ class BoardLoop:
         ids = self._referee_flag_ids
         for flag in referee.flags:
             if flag.serial not in ids:
-                ids[flag.serial] = self._next_flag_id
-                self._next_flag_id += 1
+                ids[flag.serial] = self._take_flag_id()
         return [_flag_json(flag, ids[flag.serial]) for flag in referee.flags]
 
     def _record(self) -> dict[str, Any]:
@@ -905,7 +920,8 @@ class BoardLoop:
         rules = self.game.rules
         position = game.position()
         flags = sorted(
-            self._past_flags + self.flags + self._referee_flags(), key=lambda f: f["id"]
+            self._past_flags + self.flags + self._referee_flags() + self.health.flags(),
+            key=lambda f: f["id"],
         )[-MAX_FLAGS:]
         places = {
             _key(place): {"color": hex_color(light.color), "effect": light.effect}
@@ -939,6 +955,7 @@ class BoardLoop:
                 "data_dir": str(self.data_dir),
                 "calibration": self.calibration.origin,
                 "notices": list(self.notices),
+                "faults": self.health.faults(),
                 "steps": len(self.game.steps),
                 "sim_busy": self.sim is not None and self.now < self.busy_until,
                 "idle": self.idle(self.now),
