@@ -73,9 +73,11 @@ from .boardcheck import (
     PlaceCheck,
     check_board,
     estimate_seed_g,
+    loaded_cells,
     place_counts,
 )
 from .config import MODES, Config
+from .datalock import DataDirLock
 from .feed import Feed, HardwareFeed, SimFeed
 from .files import (
     CALIBRATION_FILE,
@@ -113,6 +115,11 @@ DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this lon
 DEMO_STILL_NEW_GAME_S = 20.0
 MAX_FLAGS = 50  # flags in a snapshot (the newest)
 PATH_COLOR = (70, 70, 70)  # teach mode: where the rest of the hand's seeds will go
+# A seed's mass when nothing on the board tells it: a board that weighs nothing where the game
+# has seeds (zeros taken with the seeds on it) is then checked against it, and every place is
+# flagged as holding too few, instead of waiting without a flag for a mass it cannot measure.
+SEED_GUESS_G = 5.0
+MIN_SEED_G = 0.3  # less a seed than this: the board weighs nothing (noise around zero)
 NOMINAL_COUNTS_PER_G = 420.0  # an uncalibrated 1 kg cell at gain 128 (sim/world.py)
 
 
@@ -267,7 +274,8 @@ class BoardLoop:
     `speed`: for the simulated board, simulated seconds per wall second; None never waits
     (tests, benchmarks); by default `hardware.sim.speed`. `leds`, `source` and `buttons` may be
     given (tests); otherwise they come from the configuration. `clock`: the feed's wall clock
-    (tests that make the loop fall behind or a link go quiet).
+    (tests that make the loop fall behind or a link go quiet). `holder` names the command
+    in the data directory's lock (datalock.py), for the message another command gets.
     """
 
     def __init__(
@@ -282,19 +290,39 @@ class BoardLoop:
         out: Callable[[str], None] | None = None,
         clock: Callable[[], float] | None = None,
         source: SampleSource | None = None,
+        holder: str = "sowboard run",
     ) -> None:
         self.config = config
         self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
         self.notices: list[str] = []
+        self.notifier = notifier or Notifier()
         self.data_dir = config.data_dir
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        # Before any file is read or written: DataDirLocked if another command holds it.
+        self.datalock = DataDirLock(self.data_dir, holder).acquire()
+        try:
+            self._setup(config, speed, leds, buttons, pin_factory, clock, source)
+        except BaseException:
+            self.datalock.release()
+            raise
+
+    def _setup(
+        self,
+        config: Config,
+        speed: float | str | None,
+        leds: LedStrip | None,
+        buttons: Buttons | None,
+        pin_factory: Any,
+        clock: Callable[[], float] | None,
+        source: SampleSource | None,
+    ) -> None:
+        """Everything of `__init__` that runs under the data directory's lock."""
         self.journal_path = self.data_dir / JOURNAL_FILE
         self.calibration_path = self.data_dir / CALIBRATION_FILE
         self.sim_board_path = self.data_dir / SIM_BOARD_FILE
         self.records_path = self.data_dir / RECORDS_FILE
         self.writer = JournalWriter(self.journal_path)
         self.link = LoopLink()
-        self.notifier = notifier or Notifier()
         self.stats = LoopStats()
         self.board: Board = find_board(config.board)
         self.mode = config.mode
@@ -597,6 +625,7 @@ class BoardLoop:
                 self.buttons.close()
         with contextlib.suppress(Exception):
             self.feed.close()
+        self.datalock.release()
 
     # -- frames ---------------------------------------------------------------------------------
 
@@ -634,9 +663,13 @@ class BoardLoop:
 
     def _seed_guess(self, levels: list[float | None], counts: dict[Place, int]) -> float | None:
         game = self.game
-        return (
-            game.seed_g or self.calibration.seed_g or estimate_seed_g(levels, game.mapping, counts)
-        )
+        known = game.seed_g or self.calibration.seed_g
+        if known:
+            return known
+        estimate = estimate_seed_g(levels, game.mapping, counts)
+        if estimate is not None and estimate >= MIN_SEED_G:
+            return estimate
+        return SEED_GUESS_G if any(counts.values()) else None
 
     def _check_setup(self, t: float) -> None:
         setup = self.setup
@@ -1179,12 +1212,13 @@ class BoardLoop:
     def _cmd_calibrate(self, args: dict[str, Any]) -> dict[str, Any]:
         stage = args.get("stage")
         cal = list(self.calibration.cells)
-        seed_guess = self.game.seed_g or self.calibration.seed_g or 5.0
+        seed_guess = self.game.seed_g or self.calibration.seed_g or SEED_GUESS_G
         if self.window.span() < STARTUP_S or not self.window.at_rest(cal, seed_guess):
             raise CommandError("command", "the board is not at rest: wait a moment and try again")
         raw = self.window.raw_medians()
         result: dict[str, Any] = {"stage": stage}
         if stage == "empty":
+            self._refuse_loaded_board(cal, seed_guess)
             cells = tuple(
                 (float(r) if r is not None else off, scale)
                 for r, (off, scale) in zip(raw, cal, strict=True)
@@ -1247,6 +1281,22 @@ class BoardLoop:
             self._journal_steps()
         self._enter_setup(self.game.follower())
         return result
+
+    def _refuse_loaded_board(self, cal: list[tuple[float, float]], seed_g: float) -> None:
+        """The zero stage on a board that is visibly not empty is refused (boardcheck.
+        loaded_cells says why and how much). Without a calibration (`nominal`: the zeros are
+        not known at all) nothing can be judged, and the first zeros are taken as they are."""
+        if self.calibration.origin == "nominal":
+            return
+        loaded = loaded_cells(self.window.medians(cal), seed_g)
+        if loaded:
+            place_of = self.game.mapping.place_of
+            where = ", ".join(str(place_of.get(c, f"cell {c}")) for c in loaded)
+            raise CommandError(
+                "command",
+                f"the board is not empty ({where} hold seeds by the current calibration): "
+                "take every seed out first",
+            )
 
     # -- the simulated board's hands ------------------------------------------------------------
 

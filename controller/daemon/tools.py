@@ -3,7 +3,7 @@
 `calibrate` walks a person through the three stages the admin page offers (empty cups, a
 reference weight in every cup, the start layout) at the terminal, through the very same loop
 and commands as the daemon, so both ways give the same file. The daemon must not be running
-(it holds the hardware). On the simulated board the virtual hand does what the person is asked
+(it holds the hardware and the data directory's lock, datalock.py). On the simulated board the virtual hand does what the person is asked
 to do, so the whole procedure can be tried (and tested) without wood.
 
 `diag` says what a support call needs: the configuration, the data files and what is wrong in
@@ -27,6 +27,7 @@ from typing import Any
 from controller.rules import Place
 
 from .config import Config
+from .datalock import DataDirLocked
 from .files import (
     CALIBRATION_FILE,
     JOURNAL_FILE,
@@ -94,7 +95,17 @@ def calibrate(
 ) -> int:
     """The interactive calibration; returns the exit status."""
     try:
-        loop = BoardLoop(config, speed=speed, leds=NoLeds(0), buttons=None, out=out)
+        loop = BoardLoop(
+            config,
+            speed=speed,
+            leds=NoLeds(0),
+            buttons=None,
+            out=out,
+            holder="sowboard calibrate",
+        )
+    except DataDirLocked as err:
+        out(f"cannot calibrate: {err}")
+        return 2
     except HardwareError as err:
         out(f"{err} (is the sowboard service running? sudo systemctl stop sowboard)")
         return 2

@@ -89,9 +89,10 @@ def test_a_loop_that_falls_behind_mid_move_does_not_start_another_move_over_it(
 
 def killed(board: Board) -> None:
     """The process dies here: what was queued reaches the disk, nothing else happens (no
-    shutdown, so no last layout save)."""
+    shutdown, so no last layout save); the kernel drops a dead process's lock."""
     board.loop.writer.flush()
     board.loop.writer.close()
+    board.loop.datalock.release()
 
 
 def test_a_kill_between_a_moves_last_step_and_the_layout_resumes_without_a_mismatch(
