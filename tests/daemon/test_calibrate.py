@@ -131,6 +131,7 @@ def test_a_board_zeroed_with_its_seeds_on_is_flagged_not_waited_for(tmp_path: Pa
             origin="nominal",
         )
         loop.execute("calibrate", {"stage": "empty"})  # no zeros to judge by: taken
+        loop.writer.flush()  # the new game reads the calibration file back
         loop.execute("new_game", {})  # the next game: no seed mass measured yet
         assert loop.game.seed_g is None and loop.calibration.seed_g is None
         board.run_until(lambda: any(f["active"] for f in board.status()["flags"]), 10)
