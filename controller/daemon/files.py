@@ -69,6 +69,46 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
+def append_synced(path: Path, text: str) -> None:
+    """Append `text` to `path` and fsync it; on failure the file is cut back to where it was
+    (a half line would make the lines after it unreadable), and the error raised."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        append_fd(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def append_fd(fd: int, data: bytes) -> None:
+    """Append `data` to the open file `fd` and fsync; on failure cut the file back to where
+    it was and raise (unbuffered: nothing is left in a buffer to be written later)."""
+    size = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise
+
+
+def keep_damaged(path: Path) -> Path | None:
+    """Keep a copy of a damaged data file beside it (`NAME.damaged-STAMP`) before it is
+    replaced, for whoever wants to look; None when there is nothing to keep or the copy
+    could not be written (a full card)."""
+    if not path.exists():
+        return None
+    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        target.write_bytes(path.read_bytes())
+    except OSError:
+        return None
+    return target
+
+
 def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 

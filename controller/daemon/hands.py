@@ -48,8 +48,9 @@ class JournalPoint:
 
 def resume_layout(
     path: Path, board: str, rules: Rules, point: JournalPoint, journal_position: Position
-) -> tuple[Position, str | None]:
-    """Where a resumed game's simulated seeds lie, and a notice when that is not the file's.
+) -> tuple[Position, str | None, bool]:
+    """Where a resumed game's simulated seeds lie, a notice when that is not the file's, and
+    whether the file is damaged (to be kept aside before it is overwritten).
 
     The saved layout is used when it was saved for this game at the point the journal resumes
     at or later; otherwise (another game, an earlier step, an unreadable file) the journal's
@@ -57,28 +58,29 @@ def resume_layout(
     try:
         saved = load_sim_board(path, board, rules)
     except DataFileError as err:
-        return journal_position, f"simulated board layout not used: {err}"
+        return journal_position, f"simulated board layout not used: {err}", True
     if saved is None:
-        return journal_position, None
+        return journal_position, None, False
     if saved.game != point.game or saved.steps is None or saved.steps < point.steps:
-        return journal_position, (
+        behind = (
             f"{path}: saved at step {saved.steps} of the game started {saved.game}, the journal "
             f"is at step {point.steps} of the game started {point.game}: the virtual hands lay "
             "the board out as the journal has it"
         )
-    return saved.position, None
+        return journal_position, behind, False
+    return saved.position, None, False
 
 
 class VirtualHands:
     """When the virtual hands are done with what they were given, and saving where they left
-    the seeds (see the module docstring). `write` queues a file job on the writer thread."""
+    the seeds (see the module docstring). `write(path, job)` queues the job that replaces the file (JournalWriter.save)."""
 
     def __init__(
         self,
         feed: SimFeed,
         layout_path: Path,
         board: str,
-        write: Callable[[Callable[[], None]], None],
+        write: Callable[[Path, Callable[[], None]], None],
     ) -> None:
         self.feed = feed
         self.layout_path = layout_path
@@ -114,4 +116,4 @@ class VirtualHands:
         self.layout_pending = False
         data = layout_json(self.board, rules, truth, point.game, point.steps)
         path = self.layout_path
-        self.write(lambda: write_json_atomic(path, data))
+        self.write(path, lambda: write_json_atomic(path, data))

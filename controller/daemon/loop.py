@@ -23,7 +23,6 @@ simulated wood survives a restart as real wood does.
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import sys
 import threading
@@ -86,12 +85,13 @@ from .files import (
     SIM_BOARD_FILE,
     Calibration,
     DataFileError,
+    keep_damaged,
     load_calibration,
     save_calibration,
 )
 from .hands import JournalPoint, VirtualHands, resume_layout
 from .hardware import open_buttons, open_leds, open_source, source_rate
-from .health import LINK_FAULT, Health, LinkWatch
+from .health import LINK_FAULT, WRITE_FAILED, Health, LinkWatch, WriteHealth
 from .journal import (
     Journal,
     JournalError,
@@ -109,6 +109,7 @@ LED_PUBLISH_S = 0.1  # animated colours reach the page at most 10 times a second
 SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a second
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
 HINT_S = 3.0
+WRITE_RETRY_S = 2.0  # a failed write is tried again this often (space may have been freed)
 DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
 # demo mode: a game standing still this long (a flag nobody puts right, a step the virtual
 # hands will not make) makes way for a new one
@@ -321,7 +322,8 @@ class BoardLoop:
         self.calibration_path = self.data_dir / CALIBRATION_FILE
         self.sim_board_path = self.data_dir / SIM_BOARD_FILE
         self.records_path = self.data_dir / RECORDS_FILE
-        self.writer = JournalWriter(self.journal_path)
+        self.writes = WriteHealth()
+        self.writer = JournalWriter(self.journal_path, self.writes)
         self.link = LoopLink()
         self.stats = LoopStats()
         self.board: Board = find_board(config.board)
@@ -349,7 +351,7 @@ class BoardLoop:
             self.sim = SimFeed(
                 world, None if run_speed is None else float(run_speed), **_clock_arg(clock)
             )
-            self.hands = VirtualHands(self.sim, self.sim_board_path, config.board, self.writer.call)
+            self.hands = VirtualHands(self.sim, self.sim_board_path, config.board, self.writer.save)
             self.feed = self.sim
             self.link.wake = self.sim.wake.set
             self.out("no hardware configured: running the simulated board")
@@ -384,6 +386,7 @@ class BoardLoop:
         self.now = self.feed.now()
         self.health = Health(self._take_flag_id)
         self.link_watch = LinkWatch(self.now)
+        self._retry_writes_at = self.now
         self.next_tick = self.now
         self.tick_s = 1.0 / config.leds.fps
         self.last_activity = self.now
@@ -481,22 +484,23 @@ class BoardLoop:
         )
 
     def _keep_damaged(self, path: Path) -> None:
-        """Keep a copy of a damaged journal for whoever wants to look (it is rewritten)."""
-        if path.exists():
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            with contextlib.suppress(OSError):
-                target = path.with_name(f"{path.name}.damaged-{stamp}")
-                target.write_bytes(path.read_bytes())
-                self._notice(f"the damaged journal is kept as {target}")
+        """Keep a copy of a damaged data file for whoever wants to look (it is rewritten)."""
+        target = keep_damaged(path)
+        if target is not None:
+            self._notice(f"the damaged {path.name} is kept as {target}")
+        elif path.exists():
+            self._notice(f"the damaged {path.name} could not be kept aside (is the card full?)")
 
     def _sim_layout(self, game: GameState, target: StepFollower) -> Any:
         """Where the simulated seeds lie: the saved layout if it goes with the journal's point
         of the game, else the journal's position (hands.resume_layout)."""
-        position, notice = resume_layout(
+        position, notice, damaged = resume_layout(
             self.sim_board_path, self.config.board, game.rules, game.point(), target.position()
         )
         if notice is not None:
             self._notice(notice)
+        if damaged:
+            self._keep_damaged(self.sim_board_path)
         return position
 
     def _scenario(self, game: GameState) -> Scenario:
@@ -526,6 +530,7 @@ class BoardLoop:
             found = load_calibration(self.calibration_path, self.board.name, cells)
         except DataFileError as err:
             self._notice(f"calibration not used: {err}")
+            self._keep_damaged(self.calibration_path)
             found = None
         if found is not None:
             return found
@@ -778,6 +783,11 @@ class BoardLoop:
         """The daemon's parts report what is wrong with them (health.py)."""
         fault = self.link_watch.fault(now, self.feed.status(), self.referee is not None)
         self.health.report(now, LINK_FAULT, {} if fault is None else {"link": fault})
+        failures = self.writes.failures()
+        self.health.report(now, WRITE_FAILED, failures)
+        if failures and now >= self._retry_writes_at:
+            self._retry_writes_at = now + WRITE_RETRY_S
+            self.writer.retry()
 
     def _buttons(self, now: float) -> None:
         names: list[str] = []
@@ -845,16 +855,7 @@ class BoardLoop:
             return
         record["finished"] = finished
         record["saved"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = _json_line(record)
-        path = self.records_path
-
-        def job() -> None:
-            with open(path, "a", encoding="utf-8") as out:
-                out.write(line)
-                out.flush()
-                os.fsync(out.fileno())
-
-        self.writer.call(job)
+        self.writer.append_to(self.records_path, _json_line(record))
 
     # -- lights ---------------------------------------------------------------------------------
 
@@ -1276,7 +1277,7 @@ class BoardLoop:
         calibration = self.calibration
         path = self.calibration_path
         board = self.board.name
-        self.writer.call(lambda: save_calibration(path, board, calibration))
+        self.writer.save(path, lambda: save_calibration(path, board, calibration))
         if self.referee is not None:
             self._journal_steps()
         self._enter_setup(self.game.follower())

@@ -33,7 +33,8 @@ class StartError(RuntimeError):
 
 def web_secret(data_dir: Path) -> str:
     """The page's session key, kept in the data directory so that an admin who logged in stays
-    logged in across a restart (readable by the daemon's user only)."""
+    logged in across a restart (readable by the daemon's user only); in memory only when the
+    file cannot be written."""
     path = data_dir / SECRET_FILE
     try:
         text = path.read_text(encoding="ascii").strip()
@@ -42,8 +43,13 @@ def web_secret(data_dir: Path) -> str:
     except (OSError, UnicodeDecodeError):
         pass
     key = secrets.token_hex(32)
-    write_atomic(path, key + "\n")
-    os.chmod(path, 0o600)
+    try:
+        write_atomic(path, key + "\n")
+        os.chmod(path, 0o600)
+    except OSError as err:
+        # A full card must not keep the board from starting: the key lives in memory, and
+        # admins log in again after the next restart.
+        print(f"sowboard: {path}: cannot be saved ({err}); admin logins end at a restart")
     return key
 
 

@@ -185,6 +185,10 @@ def _calibrate(loop: BoardLoop, grams: float, ask: Ask, out: Out) -> int:
         if result is not None:
             out(f"  seeds weigh {result['seed_g']} g on average")
     loop.writer.flush()
+    failed = loop.writes.failures().get(loop.calibration_path.name)
+    if failed is not None:
+        out(f"not saved: {failed}")
+        return 1
     out(f"saved {loop.calibration_path} ({done} of {len(places)} cells with a reference)")
     return 0
 

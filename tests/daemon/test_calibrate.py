@@ -141,3 +141,15 @@ def test_a_board_zeroed_with_its_seeds_on_is_flagged_not_waited_for(tmp_path: Pa
         assert {v["effect"] for v in status["leds"]["places"].values()} >= {"pulse"}
     finally:
         board.stop()
+
+
+def test_calibrate_says_so_when_the_file_cannot_be_saved(tmp_path: Path) -> None:
+    """It used to print "saved" whatever the writer thread met; a calibration.json that
+    cannot be replaced (here a directory stands in its way) is named, with status 1."""
+    config = make_config(tmp_path / "data")
+    (tmp_path / "data" / "calibration.json").mkdir(parents=True)
+    said: list[str] = []
+    answers = iter(["", "q", "s"])  # empty; no reference; no layout
+    status = calibrate(config, grams=100.0, ask=lambda _p: next(answers), out=said.append)
+    assert status == 1
+    assert said[-1].startswith(f"not saved: {tmp_path / 'data' / 'calibration.json'}: write failed")

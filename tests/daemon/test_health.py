@@ -4,12 +4,17 @@ written."""
 
 from __future__ import annotations
 
+import errno
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 from controller.daemon.config import Config
-from controller.daemon.health import LINK_FAULT
-from controller.daemon.loop import BoardLoop
+from controller.daemon.health import LINK_FAULT, WRITE_FAILED
+from controller.daemon.journal import read_journal
+from controller.daemon.loop import WRITE_RETRY_S, BoardLoop
+from controller.daemon.run import SECRET_FILE, web_secret
 from controller.sensing.frames import Frame, SourceStatus
 
 from .conftest import Board, make_config
@@ -111,3 +116,141 @@ def test_a_link_lost_in_play_is_flagged_and_cleared_when_it_comes_back(board: Bo
     assert link_faults(status) == []
     assert [f["active"] for f in status["flags"] if f["kind"] == LINK_FAULT] == [False]
     assert status["daemon"]["faults"] == []
+
+
+class FullCard:
+    """os.write and os.fsync refuse (ENOSPC) for the files named in `full` (and their
+    temporary files), as a full SD card does: the journal and records are appended with
+    os.write, and write_atomic fsyncs its temporary file before the rename."""
+
+    def __init__(self, monkeypatch: Any) -> None:
+        self.full: set[str] = set()
+        self._write = os.write
+        self._fsync = os.fsync
+        monkeypatch.setattr(os, "write", self.write)
+        monkeypatch.setattr(os, "fsync", self.fsync)
+
+    def _refuse(self, fd: int) -> None:
+        try:
+            name = Path(os.readlink(f"/proc/self/fd/{fd}")).name
+        except OSError:
+            return
+        if any(name == f or name.startswith(f".{f}.") for f in self.full):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def write(self, fd: int, data: Any) -> int:
+        self._refuse(fd)
+        return self._write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        self._refuse(fd)
+        self._fsync(fd)
+
+
+def write_faults(status: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in status["flags"] if f["kind"] == WRITE_FAILED and f["active"]]
+
+
+def test_a_full_card_is_shown_at_once_naming_the_journal_and_nothing_is_lost(
+    board: Board, monkeypatch: Any
+) -> None:
+    """Every journal append fails with ENOSPC: the snapshot has a write_failed flag naming
+    game.jsonl, the stores blink, and the moves stay in memory; when the card takes writes
+    again, the journal gets every line (whole, no half line) and the flag goes."""
+    card = FullCard(monkeypatch)
+    board.ready()
+    card.full.add("game.jsonl")
+    board.play(3)
+    board.loop.writer.flush()
+    board.run(0.1)
+    status = board.status()
+    (flag,) = write_faults(status)
+    assert "game.jsonl: append failed: [Errno 28] No space left on device" in flag["detail"]
+    assert status["daemon"]["faults"] == [
+        {"kind": WRITE_FAILED, "part": "game.jsonl", "detail": flag["detail"]}
+    ]
+    for player in (0, 1):
+        assert status["leds"]["places"][f"{player},store"]["effect"] == "fast_blink"
+    journal = read_journal(board.loop.journal_path)
+    assert journal is not None and journal.steps == [] and journal.problems == []
+
+    card.full.clear()  # space was freed: the next retry writes everything
+    board.run(WRITE_RETRY_S + 0.5)
+    board.loop.writer.flush()
+    board.run(0.1)
+    assert write_faults(board.status()) == []
+    journal = read_journal(board.loop.journal_path)
+    assert journal is not None and journal.problems == []
+    assert [s.step for s in journal.steps] == [s for _t, s in board.loop.game.steps]
+
+
+def test_a_records_file_that_cannot_be_written_keeps_the_record_and_says_so(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A finished game's record that records.jsonl refuses is named on the page, kept, and
+    written when the file takes it; the journal, which can be written, is not blamed."""
+    card = FullCard(monkeypatch)
+    config = make_config(tmp_path, game={"variant": "kalah", "options": {"seeds": 1}})
+    board = Board(config)
+    try:
+        board.ready()
+        card.full.add("records.jsonl")
+        board.loop.execute("mode", {"mode": "demo"})
+        board.run_until(lambda: board.status()["game"]["position"]["over"], 300)
+        board.loop.execute("mode", {"mode": "play"})
+        board.loop.writer.flush()
+        board.run(0.1)
+        (flag,) = write_faults(board.status())
+        assert flag["detail"].startswith(f"{board.loop.records_path}: append failed")
+        assert not board.loop.records_path.exists() or board.loop.records_path.read_text() == ""
+        card.full.clear()
+        board.run(WRITE_RETRY_S + 0.5)
+        board.loop.writer.flush()
+        board.run(0.1)
+        assert write_faults(board.status()) == []
+        (record,) = board.loop.records_path.read_text().splitlines()
+        assert json.loads(record)["finished"] is True
+    finally:
+        board.stop()
+
+
+def test_a_layout_that_cannot_be_saved_is_named_and_a_damaged_one_is_kept_aside(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    card = FullCard(monkeypatch)
+    config = make_config(tmp_path)
+    board = Board(config)
+    try:
+        board.ready()
+        card.full.add("sim_board.json")
+        board.play(3)
+        board.loop.writer.flush()
+        board.run(0.1)
+        (flag,) = write_faults(board.status())
+        assert flag["detail"].startswith(f"{board.loop.sim_board_path}: write failed")
+        card.full.clear()
+        board.run(WRITE_RETRY_S + 0.5)
+        board.loop.writer.flush()
+        board.run(0.1)
+        assert write_faults(board.status()) == []
+    finally:
+        board.stop()
+    board.loop.sim_board_path.write_text("{not json")
+    again = Board(config)
+    try:
+        kept = list(tmp_path.glob("sim_board.json.damaged-*"))
+        assert [k.read_text() for k in kept] == ["{not json"]
+        assert any("the damaged sim_board.json is kept as" in n for n in again.loop.notices)
+    finally:
+        again.stop()
+
+
+def test_a_page_key_that_cannot_be_saved_does_not_keep_the_daemon_from_starting(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    card = FullCard(monkeypatch)
+    card.full.add(SECRET_FILE)
+    key = web_secret(tmp_path)
+    assert len(key) == 64
+    assert not (tmp_path / SECRET_FILE).exists()
+    assert "web_secret: cannot be saved" in capsys.readouterr().out
