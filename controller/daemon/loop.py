@@ -1173,7 +1173,10 @@ class BoardLoop:
         self.sim.replace_world(world)
         assert self.hands is not None
         self.hands.relaid()
-        self.calibration = self._load_calibration()
+        if self.calibration.origin != "file":
+            # The new world's own cells; a calibration from the file is kept as it is in
+            # memory (reading the file back could find it before the writer saved it).
+            self.calibration = self._load_calibration()
         self._save_sim_layout(force=True)
 
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,19 @@ def test_calibrate_says_so_when_the_file_cannot_be_saved(tmp_path: Path) -> None
     status = calibrate(config, grams=100.0, ask=lambda _p: next(answers), out=said.append)
     assert status == 1
     assert said[-1].startswith(f"not saved: {tmp_path / 'data' / 'calibration.json'}: write failed")
+
+
+def test_a_new_game_right_after_a_calibration_keeps_it_while_the_card_is_slow(
+    board: Board,
+) -> None:
+    """The new game's board used to read calibration.json back, which the writer thread had
+    not written yet on a slow card: the zeros just taken were lost until the next restart."""
+    board.ready()
+    loop = board.loop
+    slow = threading.Event()
+    loop.writer.call(lambda: slow.wait(10))  # the card is busy with an earlier write
+    loop.execute("calibrate", {"stage": "layout"})  # the start layout: the seeds' mass
+    taken = loop.calibration
+    loop.execute("new_game", {})
+    slow.set()
+    assert loop.calibration == taken
