@@ -808,7 +808,7 @@ class BoardLoop:
                     following = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
                     self.execute("mode", {"mode": following})
             except CommandError as err:
-                self.out(f"button {name}: {err.message}")
+                self._notice(f"button {name}: {err.message}")
 
     def _journal_steps(self) -> None:
         """Append the referee's new steps; a step it took back is retracted in the journal."""
@@ -1520,7 +1520,7 @@ class BoardLoop:
         follower = self.setup.follower
         self._relay_sim(follower)
         self._enter_setup(follower)
-        self.out("demo: the simulated board was laid out again as the game stands")
+        self._notice("demo: the simulated board was laid out again as the game stands")
 
     def _standing_still(
         self, now: float, why: str, remedy: Callable[[], None] | None = None
@@ -1532,10 +1532,10 @@ class BoardLoop:
         elif now - self._still_since >= DEMO_STILL_NEW_GAME_S:
             self._still_since = None
             if remedy is None:
-                self.out(f"demo: {why}; a new game")
+                self._notice(f"demo: {why}; a new game")
                 self.execute("new_game", {})
             else:
-                self.out(f"demo: {why}")
+                self._notice(f"demo: {why}")
                 remedy()
 
     def _save_sim_layout(self, force: bool) -> None:
