@@ -161,13 +161,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         print(EXAMPLE, end="")
         return 0
+    from controller.daemon.datalock import DataDirLocked
     from controller.daemon.hardware import HardwareError
     from controller.daemon.run import StartError, run
 
     config = _config(args)
     try:
         return run(config)
-    except (HardwareError, StartError) as err:
+    except (HardwareError, StartError, DataDirLocked) as err:
         raise CommandError(str(err)) from None
 
 

@@ -125,6 +125,8 @@ EN: dict[str, str] = {
     "flag_foreign_seed": "A seed that is not part of the game appeared in {at}. Take it out.",
     "flag_board_mismatch": "The seeds in {at} do not match the game. Check that place.",
     "flag_sensor_fault": "The scale under {at} is not working ({detail}).",
+    "flag_link_fault": "The board's scales cannot be read ({detail}). Check the cable.",
+    "flag_write_failed": "A file cannot be saved ({detail}). Is the memory card full?",
     "flag_unknown": 'Problem "{kind}" at {at}.',
     # history, record, game
     "history_heading": "Moves",
@@ -348,6 +350,8 @@ JA: dict[str, str] = {
     "flag_foreign_seed": "ゲームに使っていない種が{at}に入りました。取り出してください。",
     "flag_board_mismatch": "{at}の種がゲームと合いません。その場所を確かめてください。",
     "flag_sensor_fault": "{at}の下のはかりが動いていません({detail})。",
+    "flag_link_fault": "盤のはかりが読めません({detail})。ケーブルを確かめてください。",
+    "flag_write_failed": "ファイルを保存できません({detail})。メモリーカードがいっぱいではありませんか。",
     "flag_unknown": "{at}で問題「{kind}」が起きました。",
     # history, record, game
     "history_heading": "これまでの手",

@@ -167,3 +167,30 @@ def check_board(
         if abs(seeds - count) > tolerance(count, cv):
             wrong.append(PlaceCheck(place, count, seeds))
     return wrong
+
+
+# An "empty" board for the zero stage: a cup may read this many seeds' weight, the whole
+# board this many, by the calibration in use (see `loaded_cells`).
+EMPTY_CELL_MAX_SEEDS = 2.0
+EMPTY_BOARD_MAX_SEEDS = 4.0
+
+
+def loaded_cells(loads_g: list[float | None], seed_g: float) -> list[int]:
+    """The cells that are visibly not empty by the calibration in use (empty: all are).
+
+    Taking the zeros of a loaded board makes its seeds the new zero: every game after reads
+    an empty board where seeds lie, cannot weigh a seed, and waits. Between two calibrations
+    a cell's zero moves by drift and creep of a few grams at most (creep is 0.03 % of a
+    ~40 g load, drift a few tenths of a gram a minute that re-zeroing at rest takes out), and
+    re-zeroing exists to take exactly that out, so it must pass; a seed weighs about 5 g, so
+    more than two seeds' weight in one cup, or four on the whole board, is more than drift:
+    it is seeds. A full start layout (dozens of seeds, hundreds of grams) is far above both;
+    a seed or two forgotten in a cup may pass, and the layout stage and the board check
+    before play catch those.
+    """
+    cell_max = EMPTY_CELL_MAX_SEEDS * seed_g
+    loaded = [k for k, g in enumerate(loads_g) if g is not None and g > cell_max]
+    total = sum(g for g in loads_g if g is not None and g > 0)
+    if not loaded and total > EMPTY_BOARD_MAX_SEEDS * seed_g:
+        loaded = [k for k, g in enumerate(loads_g) if g is not None and g > seed_g / 2]
+    return loaded

@@ -7,7 +7,9 @@ appended to (journal.py).
 
 - `calibration.json`: the zero and scale of every cell, and the seed mass if it was measured.
 - `sim_board.json`: on the simulated board, where the seeds physically lie (the simulated
-  wood must survive a restart like real wood does).
+  wood must survive a restart like real wood does), and which game and how many of its
+  journaled steps that layout goes with: the journal and the layout are two files written at
+  different moments, and a restart compares the two to tell a layout that lags the journal.
 - `recordings/`: the flight recorder's recordings of raw frames (controller/daemon/recorder.py).
 """
 
@@ -72,6 +74,46 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=1) + "\n")
+
+
+def append_synced(path: Path, text: str) -> None:
+    """Append `text` to `path` and fsync it; on failure the file is cut back to where it was
+    (a half line would make the lines after it unreadable), and the error raised."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        append_fd(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def append_fd(fd: int, data: bytes) -> None:
+    """Append `data` to the open file `fd` and fsync; on failure cut the file back to where
+    it was and raise (unbuffered: nothing is left in a buffer to be written later)."""
+    size = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise
+
+
+def keep_damaged(path: Path) -> Path | None:
+    """Keep a copy of a damaged data file beside it (`NAME.damaged-STAMP`) before it is
+    replaced, for whoever wants to look; None when there is nothing to keep or the copy
+    could not be written (a full card)."""
+    if not path.exists():
+        return None
+    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        target.write_bytes(path.read_bytes())
+    except OSError:
+        return None
+    return target
 
 
 def _now_iso() -> str:
@@ -156,18 +198,34 @@ def save_calibration(path: Path, board: str, calibration: Calibration) -> None:
 # -- the simulated board's seeds ----------------------------------------------------------------
 
 
-def layout_json(board: str, rules: Rules, truth: dict[str, Any]) -> dict[str, Any]:
-    """What `save_sim_board` writes: counts per place (the hands must be empty)."""
+@dataclass(frozen=True)
+class SimLayout:
+    """Where the simulated seeds lay, and the point of the journal they go with.
+
+    `game` is the journal's `started` stamp and `steps` how many of its steps had been
+    journaled when the layout was saved (None for a file from before they were written)."""
+
+    position: Position
+    game: str | None
+    steps: int | None
+
+
+def layout_json(
+    board: str, rules: Rules, truth: dict[str, Any], game: str, steps: int
+) -> dict[str, Any]:
+    """What `sim_board.json` holds: counts per place (the hands must be empty)."""
     return {
         "version": 1,
         "board": board,
         "pits": rules.n,
         "layout": {"pits": truth["pits"], "stores": truth["stores"]},
+        "game": game,
+        "steps": steps,
         "saved": _now_iso(),
     }
 
 
-def load_sim_board(path: Path, board: str, rules: Rules) -> Position | None:
+def load_sim_board(path: Path, board: str, rules: Rules) -> SimLayout | None:
     """Where the simulated seeds lay when the daemon stopped (None: no file)."""
     if not path.exists():
         return None
@@ -192,4 +250,9 @@ def load_sim_board(path: Path, board: str, rules: Rules) -> Position | None:
     counts = [*(pits[0] if ok else []), *(pits[1] if ok else []), *(stores if ok else [])]
     if not ok or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
         raise DataFileError(f"{path}: layout must hold 2 rows of {rules.n} counts and 2 stores")
-    return Position((tuple(pits[0]), tuple(pits[1])), (stores[0], stores[1]), 0)
+    game, steps = data.get("game"), data.get("steps")
+    return SimLayout(
+        Position((tuple(pits[0]), tuple(pits[1])), (stores[0], stores[1]), 0),
+        game if isinstance(game, str) else None,
+        steps if isinstance(steps, int) and not isinstance(steps, bool) else None,
+    )

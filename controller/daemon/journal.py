@@ -24,6 +24,7 @@ seeds go back instead.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -38,7 +39,8 @@ from typing import Any
 
 from controller.rules import OptionError, Phase, Rules, Step, StepFollower
 
-from .files import fsync_dir, write_atomic
+from .files import append_fd, append_synced, fsync_dir, write_atomic
+from .health import WriteHealth
 
 JOURNAL_VERSION = 1
 
@@ -291,29 +293,56 @@ def load_game(path: Path) -> tuple[Journal, Replay] | None:
 
 
 class JournalWriter:
-    """Writes the journal (and other small files) in order, in its own thread.
+    """Writes the journal (and the other data files) in order, in its own thread.
 
     `append` returns at once; the writer thread writes and fsyncs one line at a time. `rewrite`
-    replaces the whole file atomically. `call` runs any other file job in the same order
-    (the simulated board's layout, the records of finished games). Errors are reported on
-    stderr and kept in `errors`; the daemon carries on (a full SD card must not stop a game).
+    replaces the whole file atomically. `save` runs a job that replaces another file (the
+    simulated board's layout, the calibration), `append_to` adds a line to another file (the
+    records of finished games), all in the same order.
+
+    A write that fails (a full SD card) must not stop a game, must not lose what it was to
+    write, and must not go unseen. So nothing is dropped: a journal line that failed is cut
+    off the file again (no half line before the next one) and kept with every line after it
+    until they all go in; a rewrite that failed keeps the new journal, and the lines after it,
+    in memory; a file replaced by a job keeps the newest job; a line for another file waits
+    with the lines after it. `retry` tries them all again. Each failure and each success is
+    reported to `health` by the file's name, so the page shows a failure at once and clears
+    it when that file takes a write again; the message names the file that failed.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, health: WriteHealth | None = None) -> None:
         self.path = path
-        self.errors: list[str] = []
+        self.health = health or WriteHealth()
         self._queue: queue.Queue[tuple[str, Any] | None] = queue.Queue()
-        self._file: Any = None
+        self._file: int | None = None  # the journal's descriptor, kept open for appends
+        # Kept in memory until the disk takes them (only the writer thread touches these):
+        self._journal_text: str | None = None  # a whole new journal whose rewrite failed
+        self._lines: list[str] = []  # journal lines not yet appended
+        self._jobs: dict[Path, Callable[[], None]] = {}  # the newest failed job per file
+        self._other_lines: dict[Path, list[str]] = {}  # lines for other files
         self._thread = threading.Thread(target=self._run, name="sowboard-journal", daemon=True)
         self._thread.start()
 
     def rewrite(self, entries: list[dict[str, Any]]) -> None:
-        self._queue.put(("rewrite", [encode_line(e) for e in entries]))
+        self._queue.put(("rewrite", "".join(encode_line(e) for e in entries)))
 
     def append(self, entry: dict[str, Any]) -> None:
         self._queue.put(("append", encode_line(entry)))
 
+    def save(self, path: Path, job: Callable[[], None]) -> None:
+        """Run `job`, which replaces the file `path` (a newer job for it supersedes this one)."""
+        self._queue.put(("save", (path, job)))
+
+    def append_to(self, path: Path, line: str) -> None:
+        """Append `line` (with its newline) to the file `path`, fsynced."""
+        self._queue.put(("append_to", (path, line)))
+
+    def retry(self) -> None:
+        """Try again every write that failed (the loop calls this while any has)."""
+        self._queue.put(("retry", None))
+
     def call(self, job: Callable[[], None]) -> None:
+        """Run `job` in order with the writes (it writes no file: `flush` uses it)."""
         self._queue.put(("call", job))
 
     def flush(self, timeout: float = 10.0) -> bool:
@@ -333,31 +362,78 @@ class JournalWriter:
                 self._close_file()
                 return
             what, arg = item
-            try:
-                if what == "append":
-                    self._append(arg)
-                elif what == "rewrite":
-                    self._close_file()
-                    write_atomic(self.path, "".join(arg))
-                else:
-                    arg()
-            except Exception as err:  # keep writing later entries; report this one
-                message = f"{self.path}: {what} failed: {err}"
-                self.errors.append(message)
-                print(f"sowboard: {message}", file=sys.stderr, flush=True)
+            if what == "append":
+                self._lines.append(arg)
+                self._write_journal()
+            elif what == "rewrite":
+                self._journal_text, self._lines = arg, []
+                self._write_journal()
+            elif what == "save":
+                self._jobs[arg[0]] = arg[1]
+                self._run_job(arg[0])
+            elif what == "append_to":
+                self._other_lines.setdefault(arg[0], []).append(arg[1])
+                self._append_other(arg[0])
+            elif what == "retry":
+                self._retry()
+            else:
+                arg()
 
-    def _append(self, line: str) -> None:
+    def _retry(self) -> None:
+        if self._journal_text is not None or self._lines:
+            self._write_journal()
+        for path in list(self._jobs):
+            self._run_job(path)
+        for path in list(self._other_lines):
+            self._append_other(path)
+
+    def _attempt(self, path: Path, what: str, write: Callable[[], None]) -> bool:
+        """Run one write of `path`; report how it went (by the file's own name)."""
+        try:
+            write()
+        except Exception as err:
+            message = f"{path}: {what} failed: {err}"
+            print(f"sowboard: {message}", file=sys.stderr, flush=True)
+            self.health.failed(path, message)
+            return False
+        self.health.succeeded(path)
+        return True
+
+    def _write_journal(self) -> None:
+        if self._journal_text is not None:
+            text = self._journal_text + "".join(self._lines)
+            self._close_file()
+            if self._attempt(self.path, "rewrite", lambda: write_atomic(self.path, text)):
+                self._journal_text, self._lines = None, []
+            return
+        lines = "".join(self._lines)
+        if self._attempt(self.path, "append", lambda: self._append(lines)):
+            self._lines = []
+
+    def _run_job(self, path: Path) -> None:
+        if self._attempt(path, "write", self._jobs[path]):
+            del self._jobs[path]
+
+    def _append_other(self, path: Path) -> None:
+        text = "".join(self._other_lines[path])
+        if self._attempt(path, "append", lambda: append_synced(path, text)):
+            del self._other_lines[path]
+
+    def _append(self, text: str) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             created = not self.path.exists()
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open
+            self._file = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             if created:
                 fsync_dir(self.path.parent)
-        self._file.write(line)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            append_fd(self._file, text.encode("utf-8"))  # cut back to a whole line if it fails
+        except OSError:
+            self._close_file()  # a fresh descriptor for the next attempt
+            raise
 
     def _close_file(self) -> None:
         if self._file is not None:
-            self._file.close()
+            with contextlib.suppress(OSError):
+                os.close(self._file)
             self._file = None

@@ -38,6 +38,11 @@ Status snapshot (all keys always present; places are `[player, pit]` / `[player,
                  "source": "simulated board", "data_dir": "...",
                  "calibration": "file",  # file | simulator | nominal (not calibrated)
                  "notices": ["..."],     # journal problems, resumes, missing calibration
+                 "faults": [{"kind": "link_fault", "part": "link",
+                             "detail": "Pico: serial link lost"}],  # what is wrong now
+                                         # with the daemon's own parts (health.py): link_fault
+                                         # (no readings) or write_failed (part: the file's
+                                         # name); each also has an active flag of that kind
                  "steps": 42, "sim_busy": false, "idle": false,
                  "recorder": {"seconds": 180, "saved": 2, "last": "rec-20260101-120000-flag.jsonl.gz",
                               "error": null, "pending": false},  # recordings written

@@ -23,7 +23,6 @@ simulated wood survives a restart as real wood does.
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import sys
 import threading
@@ -49,7 +48,7 @@ from controller.leds.patterns import (
     render,
 )
 from controller.rules import OptionError, Phase, Place, Rules, Step, StepFollower
-from controller.sensing.frames import Frame, SourceStatus
+from controller.sensing.frames import Frame, SampleSource, SourceStatus
 from controller.sim import (
     MistakeNotPossible,
     OpeningChoiceError,
@@ -58,7 +57,6 @@ from controller.sim import (
     ScenarioError,
     SensorParams,
     SimWorld,
-    action_end,
     parse_actions,
     schedule_move,
     schedule_opening,
@@ -74,9 +72,11 @@ from .boardcheck import (
     PlaceCheck,
     check_board,
     estimate_seed_g,
+    loaded_cells,
     place_counts,
 )
 from .config import MODES, Config
+from .datalock import DataDirLock
 from .feed import Feed, HardwareFeed, SimFeed
 from .files import (
     CALIBRATION_FILE,
@@ -86,13 +86,13 @@ from .files import (
     SIM_BOARD_FILE,
     Calibration,
     DataFileError,
-    layout_json,
+    keep_damaged,
     load_calibration,
-    load_sim_board,
     save_calibration,
-    write_json_atomic,
 )
+from .hands import JournalPoint, VirtualHands, resume_layout
 from .hardware import open_buttons, open_leds, open_source, source_rate
+from .health import LINK_FAULT, WRITE_FAILED, Health, LinkWatch, WriteHealth
 from .journal import (
     Journal,
     JournalError,
@@ -125,12 +125,18 @@ HINT_S = 3.0
 # (500 scripted `new_game` presses in one tick held the loop for 14 s, past the watchdog).
 BUTTON_REPEAT_S = 0.25
 COMMAND_BUDGET_S = 0.05  # loop time for queued commands in one pass (the tick is 1/30 s)
+WRITE_RETRY_S = 2.0  # a failed write is tried again this often (space may have been freed)
 DEMO_NEW_GAME_S = 5.0  # demo mode: a finished game stays on the lights this long
 # demo mode: a game standing still this long (a flag nobody puts right, a step the virtual
 # hands will not make) makes way for a new one
 DEMO_STILL_NEW_GAME_S = 20.0
 MAX_FLAGS = 50  # flags in a snapshot (the newest)
 PATH_COLOR = (70, 70, 70)  # teach mode: where the rest of the hand's seeds will go
+# A seed's mass when nothing on the board tells it: a board that weighs nothing where the game
+# has seeds (zeros taken with the seeds on it) is then checked against it, and every place is
+# flagged as holding too few, instead of waiting without a flag for a mass it cannot measure.
+SEED_GUESS_G = 5.0
+MIN_SEED_G = 0.3  # less a seed than this: the board weighs nothing (noise around zero)
 NOMINAL_COUNTS_PER_G = 420.0  # an uncalibrated 1 kg cell at gain 128 (sim/world.py)
 
 
@@ -229,6 +235,10 @@ class GameState:
         out.extend(step_entry(t, s) for t, s in self.steps)
         return out
 
+    def point(self) -> JournalPoint:
+        """Where the journal stands: this game, and how many steps it holds."""
+        return JournalPoint(str(self.header.get("started", "")), len(self.steps))
+
     def follower(self, upto: int | None = None) -> StepFollower:
         follower = StepFollower.new(self.rules)
         for _t, step in self.steps[:upto]:
@@ -279,7 +289,9 @@ class BoardLoop:
 
     `speed`: for the simulated board, simulated seconds per wall second; None never waits
     (tests, benchmarks); by default `hardware.sim.speed`. `leds`, `source` and `buttons` may be
-    given (tests); otherwise they come from the configuration.
+    given (tests); otherwise they come from the configuration. `clock`: the feed's wall clock
+    (tests that make the loop fall behind or a link go quiet). `holder` names the command
+    in the data directory's lock (datalock.py), for the message another command gets.
     """
 
     def __init__(
@@ -292,19 +304,42 @@ class BoardLoop:
         notifier: Notifier | None = None,
         pin_factory: Any = None,
         out: Callable[[str], None] | None = None,
+        clock: Callable[[], float] | None = None,
+        source: SampleSource | None = None,
+        holder: str = "sowboard run",
     ) -> None:
         self.config = config
         self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
         self.notices: list[str] = []
+        self.notifier = notifier or Notifier()
         self.data_dir = config.data_dir
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        # Before any file is read or written: DataDirLocked if another command holds it.
+        self.datalock = DataDirLock(self.data_dir, holder).acquire()
+        try:
+            self._setup(config, speed, leds, buttons, pin_factory, clock, source)
+        except BaseException:
+            self.datalock.release()
+            raise
+
+    def _setup(
+        self,
+        config: Config,
+        speed: float | str | None,
+        leds: LedStrip | None,
+        buttons: Buttons | None,
+        pin_factory: Any,
+        clock: Callable[[], float] | None,
+        source: SampleSource | None,
+    ) -> None:
+        """Everything of `__init__` that runs under the data directory's lock."""
         self.journal_path = self.data_dir / JOURNAL_FILE
         self.calibration_path = self.data_dir / CALIBRATION_FILE
         self.sim_board_path = self.data_dir / SIM_BOARD_FILE
         self.records_path = self.data_dir / RECORDS_FILE
-        self.writer = JournalWriter(self.journal_path)
+        self.writes = WriteHealth()
+        self.writer = JournalWriter(self.journal_path, self.writes)
         self.link = LoopLink()
-        self.notifier = notifier or Notifier()
         self.stats = LoopStats()
         self.board: Board = find_board(config.board)
         self.mode = config.mode
@@ -319,21 +354,26 @@ class BoardLoop:
 
         # The board: simulated or real.
         self.sim: SimFeed | None = None
+        self.hands: VirtualHands | None = None
         self.feed: Feed
-        if config.source == "sim":
+        if config.source == "sim" and source is None:
             # A resumed game finds the simulated seeds where they were left; for a new game
             # the virtual hands lay out the start position (as after `new_game`).
             start = self._sim_layout(game, target) if resumed is not None else target.position()
             world = self._new_world(game, start)
             run_speed = config.sim.speed if speed == "config" else speed
             assert run_speed is None or isinstance(run_speed, float | int)
-            self.sim = SimFeed(world, None if run_speed is None else float(run_speed))
+            self.sim = SimFeed(
+                world, None if run_speed is None else float(run_speed), **_clock_arg(clock)
+            )
+            self.hands = VirtualHands(self.sim, self.sim_board_path, config.board, self.writer.save)
             self.feed = self.sim
             self.link.wake = self.sim.wake.set
             self.out("no hardware configured: running the simulated board")
         else:
-            source = open_source(config, len(self.board.cells), self.board.led_count)
-            self.feed = HardwareFeed(source)
+            if source is None:
+                source = open_source(config, len(self.board.cells), self.board.led_count)
+            self.feed = HardwareFeed(source, **_clock_arg(clock))
         self.rate_sps = source_rate(config)
         self.calibration = self._load_calibration()
         self.leds: LedStrip = leds or open_leds(
@@ -369,13 +409,14 @@ class BoardLoop:
         self.pixels: list[tuple[int, int, int]] = [(0, 0, 0)] * self.board.led_count
         self._publications = 0
         self.now = self.feed.now()
+        self.health = Health(self._take_flag_id)
+        self.link_watch = LinkWatch(self.now)
+        self._retry_writes_at = self.now
         self.next_tick = self.now
         self.tick_s = 1.0 / config.leds.fps
         self.last_activity = self.now
         self.hint_until = -1.0
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
-        self.busy_until = -1.0  # the virtual hand is acting until then (loop time)
-        self._save_layout_pending = False
         self._completed_seen = len(target.completed)
         self._turn_key: tuple[Any, ...] = ()
         self.turn_started = self.now
@@ -390,6 +431,11 @@ class BoardLoop:
         self._watchdog_next = 0.0
         self._systemd_status = ""
         self._enter_setup(target)
+
+    @property
+    def busy_until(self) -> float:
+        """The loop time when the virtual hands are done (-1: no simulated board)."""
+        return -1.0 if self.hands is None else self.hands.busy_until
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -464,22 +510,24 @@ class BoardLoop:
         )
 
     def _keep_damaged(self, path: Path) -> None:
-        """Keep a copy of a damaged journal for whoever wants to look (it is rewritten)."""
-        if path.exists():
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            with contextlib.suppress(OSError):
-                target = path.with_name(f"{path.name}.damaged-{stamp}")
-                target.write_bytes(path.read_bytes())
-                self._notice(f"the damaged journal is kept as {target}")
+        """Keep a copy of a damaged data file for whoever wants to look (it is rewritten)."""
+        target = keep_damaged(path)
+        if target is not None:
+            self._notice(f"the damaged {path.name} is kept as {target}")
+        elif path.exists():
+            self._notice(f"the damaged {path.name} could not be kept aside (is the card full?)")
 
     def _sim_layout(self, game: GameState, target: StepFollower) -> Any:
-        """Where the simulated seeds lie: the saved layout, else the game's position."""
-        try:
-            saved = load_sim_board(self.sim_board_path, self.config.board, game.rules)
-        except DataFileError as err:
-            self._notice(f"simulated board layout not used: {err}")
-            saved = None
-        return saved if saved is not None else target.position()
+        """Where the simulated seeds lie: the saved layout if it goes with the journal's point
+        of the game, else the journal's position (hands.resume_layout)."""
+        position, notice, damaged = resume_layout(
+            self.sim_board_path, self.config.board, game.rules, game.point(), target.position()
+        )
+        if notice is not None:
+            self._notice(notice)
+        if damaged:
+            self._keep_damaged(self.sim_board_path)
+        return position
 
     def _scenario(self, game: GameState) -> Scenario:
         sim = self.config.sim
@@ -508,6 +556,7 @@ class BoardLoop:
             found = load_calibration(self.calibration_path, self.board.name, cells)
         except DataFileError as err:
             self._notice(f"calibration not used: {err}")
+            self._keep_damaged(self.calibration_path)
             found = None
         if found is not None:
             return found
@@ -618,6 +667,7 @@ class BoardLoop:
         with contextlib.suppress(Exception):
             self.feed.close()
         self.recorder.close()
+        self.datalock.release()
 
     # -- frames ---------------------------------------------------------------------------------
 
@@ -629,6 +679,7 @@ class BoardLoop:
             if referee is not None:
                 referee.process(frame)
         self.last_frame = frames[-1]
+        self.link_watch.frames_arrived(self.feed.now())
         self.stats.frames += len(frames)
         if referee is not None:
             if referee.publications != self._publications:
@@ -666,9 +717,13 @@ class BoardLoop:
 
     def _seed_guess(self, levels: list[float | None], counts: dict[Place, int]) -> float | None:
         game = self.game
-        return (
-            game.seed_g or self.calibration.seed_g or estimate_seed_g(levels, game.mapping, counts)
-        )
+        known = game.seed_g or self.calibration.seed_g
+        if known:
+            return known
+        estimate = estimate_seed_g(levels, game.mapping, counts)
+        if estimate is not None and estimate >= MIN_SEED_G:
+            return estimate
+        return SEED_GUESS_G if any(counts.values()) else None
 
     def _check_setup(self, t: float) -> None:
         setup = self.setup
@@ -710,9 +765,14 @@ class BoardLoop:
             else:
                 known["detail"] = check.detail()
 
+    def _take_flag_id(self) -> int:
+        """The next flag id: one sequence for every flag on the page, whoever raises it."""
+        self._next_flag_id += 1
+        return self._next_flag_id - 1
+
     def _new_flag(self, t: float, kind: str, at: Place | None, detail: str) -> dict[str, Any]:
         flag = {
-            "id": self._next_flag_id,
+            "id": self._take_flag_id(),
             "t": round(t, 3),
             "kind": kind,
             "at": None if at is None else at.to_json(),
@@ -720,7 +780,6 @@ class BoardLoop:
             "active": True,
             "detail": detail,
         }
-        self._next_flag_id += 1
         self.flags.append(flag)
         return flag
 
@@ -765,10 +824,21 @@ class BoardLoop:
             self._follow_game(now)
         if self.sim is not None:
             self._sim_tick(now)
+        self._check_health(now)
         self._render(now)
         self._publish(now)
         self._recorder_tick(now)
         self._systemd()
+
+    def _check_health(self, now: float) -> None:
+        """The daemon's parts report what is wrong with them (health.py)."""
+        fault = self.link_watch.fault(now, self.feed.status(), self.referee is not None)
+        self.health.report(now, LINK_FAULT, {} if fault is None else {"link": fault})
+        failures = self.writes.failures()
+        self.health.report(now, WRITE_FAILED, failures)
+        if failures and now >= self._retry_writes_at:
+            self._retry_writes_at = now + WRITE_RETRY_S
+            self.writer.retry()
 
     def _buttons(self, now: float) -> None:
         names: list[str] = []
@@ -792,7 +862,7 @@ class BoardLoop:
                     following = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
                     self.execute("mode", {"mode": following})
             except CommandError as err:
-                self.out(f"button {name}: {err.message}")
+                self._notice(f"button {name}: {err.message}")
 
     def _journal_steps(self) -> None:
         """Append the referee's new steps; a step it took back is retracted in the journal."""
@@ -821,7 +891,8 @@ class BoardLoop:
             self.last_activity = referee.last_activity
         if len(game.completed) != self._completed_seen:
             self._completed_seen = len(game.completed)
-            self._save_layout_pending = True
+            if self.hands is not None:
+                self.hands.layout_pending = True
         position = game.position()
         key = (position.to_move, len(game.completed), position.over)
         if key != self._turn_key:
@@ -876,16 +947,7 @@ class BoardLoop:
             return
         record["finished"] = finished
         record["saved"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = _json_line(record)
-        path = self.records_path
-
-        def job() -> None:
-            with open(path, "a", encoding="utf-8") as out:
-                out.write(line)
-                out.flush()
-                os.fsync(out.fileno())
-
-        self.writer.call(job)
+        self.writer.append_to(self.records_path, _json_line(record))
 
     # -- lights ---------------------------------------------------------------------------------
 
@@ -920,7 +982,7 @@ class BoardLoop:
 
     def _render(self, now: float) -> None:
         state = self.guidance_state(now)
-        lights = guidance(state)
+        lights = self.health.lights(guidance(state), self.game.mapping.places)
         if not state.idle and self.referee is not None:
             if self.mode == "teach" and state.expected_kind == "sow" and not state.flag_kind:
                 for place in self._lap_path():
@@ -963,8 +1025,7 @@ class BoardLoop:
         ids = self._referee_flag_ids
         for flag in referee.flags:
             if flag.serial not in ids:
-                ids[flag.serial] = self._next_flag_id
-                self._next_flag_id += 1
+                ids[flag.serial] = self._take_flag_id()
         return [_flag_json(flag, ids[flag.serial]) for flag in referee.flags]
 
     def _record(self) -> dict[str, Any]:
@@ -985,7 +1046,8 @@ class BoardLoop:
         rules = self.game.rules
         position = game.position()
         flags = sorted(
-            self._past_flags + self.flags + self._referee_flags(), key=lambda f: f["id"]
+            self._past_flags + self.flags + self._referee_flags() + self.health.flags(),
+            key=lambda f: f["id"],
         )[-MAX_FLAGS:]
         places = {
             _key(place): {"color": hex_color(light.color), "effect": light.effect}
@@ -1019,6 +1081,7 @@ class BoardLoop:
                 "data_dir": str(self.data_dir),
                 "calibration": self.calibration.origin,
                 "notices": list(self.notices),
+                "faults": self.health.faults(),
                 "steps": len(self.game.steps),
                 "sim_busy": self.sim is not None and self.now < self.busy_until,
                 "idle": self.idle(self.now),
@@ -1201,8 +1264,12 @@ class BoardLoop:
         assert self.sim is not None
         world = self._new_world(self.game, follower.position())
         self.sim.replace_world(world)
-        self.busy_until = -1.0
-        self.calibration = self._load_calibration()
+        assert self.hands is not None
+        self.hands.relaid()
+        if self.calibration.origin != "file":
+            # The new world's own cells; a calibration from the file is kept as it is in
+            # memory (reading the file back could find it before the writer saved it).
+            self.calibration = self._load_calibration()
         self._save_sim_layout(force=True)
 
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -1263,12 +1330,13 @@ class BoardLoop:
     def _cmd_calibrate(self, args: dict[str, Any]) -> dict[str, Any]:
         stage = args.get("stage")
         cal = list(self.calibration.cells)
-        seed_guess = self.game.seed_g or self.calibration.seed_g or 5.0
+        seed_guess = self.game.seed_g or self.calibration.seed_g or SEED_GUESS_G
         if self.window.span() < STARTUP_S or not self.window.at_rest(cal, seed_guess):
             raise CommandError("command", "the board is not at rest: wait a moment and try again")
         raw = self.window.raw_medians()
         result: dict[str, Any] = {"stage": stage}
         if stage == "empty":
+            self._refuse_loaded_board(cal, seed_guess)
             cells = tuple(
                 (float(r) if r is not None else off, scale)
                 for r, (off, scale) in zip(raw, cal, strict=True)
@@ -1326,11 +1394,27 @@ class BoardLoop:
         calibration = self.calibration
         path = self.calibration_path
         board = self.board.name
-        self.writer.call(lambda: save_calibration(path, board, calibration))
+        self.writer.save(path, lambda: save_calibration(path, board, calibration))
         if self.referee is not None:
             self._journal_steps()
         self._enter_setup(self.game.follower())
         return result
+
+    def _refuse_loaded_board(self, cal: list[tuple[float, float]], seed_g: float) -> None:
+        """The zero stage on a board that is visibly not empty is refused (boardcheck.
+        loaded_cells says why and how much). Without a calibration (`nominal`: the zeros are
+        not known at all) nothing can be judged, and the first zeros are taken as they are."""
+        if self.calibration.origin == "nominal":
+            return
+        loaded = loaded_cells(self.window.medians(cal), seed_g)
+        if loaded:
+            place_of = self.game.mapping.place_of
+            where = ", ".join(str(place_of.get(c, f"cell {c}")) for c in loaded)
+            raise CommandError(
+                "command",
+                f"the board is not empty ({where} hold seeds by the current calibration): "
+                "take every seed out first",
+            )
 
     # -- the simulated board's hands ------------------------------------------------------------
 
@@ -1424,15 +1508,13 @@ class BoardLoop:
 
     def _schedule(self, actions: list[Any]) -> None:
         """Note how long the virtual hand is busy with `actions` (already in the world)."""
-        assert self.sim is not None
-        if self._save_layout_pending:
+        assert self.hands is not None
+        if self.hands.layout_pending:
             # The last move's layout, before these actions touch the seeds (they start at the
             # next sample): a restart during this move then finds the board as it was.
             self._save_sim_layout(force=False)
-        if actions:
-            end = max(action_end(a) for a in actions)
-            self.busy_until = max(self.busy_until, self.sim.to_loop(end) + 0.3)
-        self._save_layout_pending = True
+        self.hands.note(actions)
+        self.hands.layout_pending = True
 
     def _cmd_sim_move(self, args: dict[str, Any]) -> dict[str, Any]:
         if "pit" in args and "pits" in args:
@@ -1489,9 +1571,13 @@ class BoardLoop:
         return {"scheduled": len(actions)}
 
     def _sim_tick(self, now: float) -> None:
-        if self._save_layout_pending and now >= self.busy_until:
+        assert self.hands is not None
+        if self.hands.layout_pending and now >= self.busy_until:
             self._save_sim_layout(force=False)
-        if self.mode != "demo" or self.referee is None or now < self.busy_until:
+        if self.mode != "demo" or now < self.busy_until:
+            return
+        if self.referee is None:
+            self._demo_setup(now)
             return
         game = self.referee.game
         if game.over:
@@ -1531,24 +1617,50 @@ class BoardLoop:
         move = schedule_move(self.sim.world, sim_game, pit=pit)
         self._schedule(move.actions)
 
-    def _standing_still(self, now: float, why: str) -> None:
-        """Demo mode cannot go on: after DEMO_STILL_NEW_GAME_S of that, a new game."""
+    def _demo_setup(self, now: float) -> None:
+        """Demo mode, the board weighed before play: a board that does not match the game has
+        nobody to put it right, so after a while the virtual hands lay it out as the game
+        stands (the game is kept: it is the board, not the game, that is wrong)."""
+        setup = self.setup
+        if setup is None or not setup.wrong:
+            self._still_since = None
+            return
+        self._standing_still(
+            now, "the board did not match the game with nobody to put it right", self._relay_setup
+        )
+
+    def _relay_setup(self) -> None:
+        assert self.setup is not None
+        follower = self.setup.follower
+        self._relay_sim(follower)
+        self._enter_setup(follower)
+        self._notice("demo: the simulated board was laid out again as the game stands")
+
+    def _standing_still(
+        self, now: float, why: str, remedy: Callable[[], None] | None = None
+    ) -> None:
+        """Demo mode cannot go on: after DEMO_STILL_NEW_GAME_S of that, `remedy` (by default
+        a new game)."""
         if self._still_since is None:
             self._still_since = now
         elif now - self._still_since >= DEMO_STILL_NEW_GAME_S:
-            self.out(f"demo: {why}; a new game")
-            self.execute("new_game", {})
+            self._still_since = None
+            if remedy is None:
+                self._notice(f"demo: {why}; a new game")
+                self.execute("new_game", {})
+            else:
+                self._notice(f"demo: {why}")
+                remedy()
 
     def _save_sim_layout(self, force: bool) -> None:
-        """Persist where the simulated seeds lie (only when no hand holds any)."""
-        assert self.sim is not None
-        truth = self.sim.world.truth()
-        if any(truth["hand"]) and not force:
-            return
-        self._save_layout_pending = False
-        data = layout_json(self.config.board, self.game.rules, truth)
-        path = self.sim_board_path
-        self.writer.call(lambda: write_json_atomic(path, data))
+        """Persist where the simulated seeds lie (only when no hand holds any), with the
+        journal's point of the game it goes with."""
+        assert self.hands is not None
+        self.hands.save_layout(self.game.rules, self.game.point(), force)
+
+
+def _clock_arg(clock: Callable[[], float] | None) -> dict[str, Any]:
+    return {} if clock is None else {"clock": clock}
 
 
 def _pairs(cells: list[CellCalibration]) -> tuple[tuple[float, float], ...]:

@@ -3,7 +3,7 @@
 `calibrate` walks a person through the three stages the admin page offers (empty cups, a
 reference weight in every cup, the start layout) at the terminal, through the very same loop
 and commands as the daemon, so both ways give the same file. The daemon must not be running
-(it holds the hardware). On the simulated board the virtual hand does what the person is asked
+(it holds the hardware and the data directory's lock, datalock.py). On the simulated board the virtual hand does what the person is asked
 to do, so the whole procedure can be tried (and tested) without wood.
 
 `diag` says what a support call needs: the configuration, the data files and what is wrong in
@@ -35,6 +35,7 @@ from controller.rules import Place
 from controller.sensing.recording import SUFFIX
 
 from .config import Config
+from .datalock import DataDirLocked
 from .files import (
     CALIBRATION_FILE,
     JOURNAL_FILE,
@@ -103,7 +104,17 @@ def calibrate(
 ) -> int:
     """The interactive calibration; returns the exit status."""
     try:
-        loop = BoardLoop(config, speed=speed, leds=NoLeds(0), buttons=None, out=out)
+        loop = BoardLoop(
+            config,
+            speed=speed,
+            leds=NoLeds(0),
+            buttons=None,
+            out=out,
+            holder="sowboard calibrate",
+        )
+    except DataDirLocked as err:
+        out(f"cannot calibrate: {err}")
+        return 2
     except HardwareError as err:
         out(f"{err} (is the sowboard service running? sudo systemctl stop sowboard)")
         return 2
@@ -183,6 +194,10 @@ def _calibrate(loop: BoardLoop, grams: float, ask: Ask, out: Out) -> int:
         if result is not None:
             out(f"  seeds weigh {result['seed_g']} g on average")
     loop.writer.flush()
+    failed = loop.writes.failures().get(loop.calibration_path.name)
+    if failed is not None:
+        out(f"not saved: {failed}")
+        return 1
     out(f"saved {loop.calibration_path} ({done} of {len(places)} cells with a reference)")
     return 0
 
@@ -258,7 +273,7 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
     if config.source == "sim":
         try:
             layout = load_sim_board(data / SIM_BOARD_FILE, config.board, config.rules())
-            report["sim_board"] = "none" if layout is None else layout.to_json()
+            report["sim_board"] = "none" if layout is None else layout.position.to_json()
         except DataFileError as err:
             report["sim_board"] = f"unusable: {err}"
     user_groups = set()

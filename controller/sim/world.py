@@ -257,6 +257,9 @@ class SimWorld:
         self.seed_mean_g = sensors.seed_mean_g
         self.places: dict[Place, list[float]] = {place: [] for place in self.mapping.cell_of}
         self.hands: tuple[list[float], list[float]] = ([], [])
+        # Seeds a `move` has lifted and not yet landed: in the hand, but on their way to one
+        # place, so no other action of that hand can drop them (see _move_land).
+        self.carried: tuple[list[float], list[float]] = ([], [])
         position = start if start is not None else Position.start(self.rules)
         for place, count in _counts(self.rules, position).items():
             self.places[place].extend(self.new_seed() for _ in range(count))
@@ -352,11 +355,12 @@ class SimWorld:
         return {
             "pits": [[len(self.places[Place(p, i)]) for i in range(n)] for p in (0, 1)],
             "stores": [len(self.places[Place(p, "store")]) for p in (0, 1)],
-            "hand": [len(self.hands[0]), len(self.hands[1])],
+            "hand": [len(self.hands[h]) + len(self.carried[h]) for h in (0, 1)],
         }
 
     def total_seeds(self) -> int:
-        return sum(map(len, self.places.values())) + len(self.hands[0]) + len(self.hands[1])
+        in_hands = sum(len(self.hands[h]) + len(self.carried[h]) for h in (0, 1))
+        return sum(map(len, self.places.values())) + in_hands
 
     def seed_masses(self, place: Place) -> list[float]:
         """The masses of the seeds in `place`, oldest first (test helper)."""
@@ -519,7 +523,7 @@ class SimWorld:
         k = min(want, len(seeds))
         taken = seeds[len(seeds) - k :]  # the latest seeds first: a stray seed is taken back
         del seeds[len(seeds) - k :]
-        self.hands[hand].extend(taken)
+        (self.carried if action.kind == "move" else self.hands)[hand].extend(taken)
         cell = self.cell_of[action.at]
         for m in taken:
             self._push(t + self.rng.uniform(0.0, GRAB_LIFT_S), self._mass_change, (cell, -m))
@@ -530,11 +534,17 @@ class SimWorld:
             self._push(action.t + MOVE_S, self._move_land, (action, taken))
 
     def _move_land(self, arg: tuple[Action, list[float]]) -> None:
+        """The carried seeds land. They were kept apart from the hand's other seeds: kept in
+        the hand, a drop of that hand's scheduled during the carry (the daemon scheduling a
+        move over one still played) took them, and this removal raised ValueError and ended
+        the daemon's loop. Now such a drop takes only what the hand holds besides, and the
+        log notes it held fewer seeds; the truth counts carried seeds in the hand throughout.
+        """
         action, carried = arg
         hand = action.hand if action.hand is not None else self.default_hand
-        held = self.hands[hand]
+        flying = self.carried[hand]
         for m in carried:
-            held.remove(m)
+            flying.remove(m)
         assert action.to is not None
         self._land(action.t + MOVE_S, action.to, carried, hand)
 

@@ -6,10 +6,14 @@ cells (which the daemon itself never reads)."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
+from controller.daemon.files import Calibration
+from controller.daemon.link import CommandError
 from controller.daemon.tools import calibrate, diagnose
 from tests.daemon.conftest import Board, make_config
 
@@ -73,3 +77,99 @@ def test_diag_reports_the_data_files_and_what_is_wrong_in_them(tmp_path: Path) -
     assert report["daemon"].startswith("not answering")
     assert set(report["hardware"]) >= {"lgpio", "neopixel", "/dev/gpiochip0", "/dev/pio0", "groups"}
     assert report["led_driver"]["driver"] == "sim"
+
+
+def test_calibrate_while_the_daemon_runs_is_refused_and_leaves_the_journal_alone(
+    tmp_path: Path,
+) -> None:
+    """`sowboard calibrate` used to replace game.jsonl under the running daemon, which then
+    appended to a deleted file. The daemon holds the data directory's lock: calibrate says
+    who holds it and changes nothing."""
+    config = make_config(tmp_path / "data")
+    board = Board(config)
+    try:
+        board.ready()
+        board.play(3)
+        board.loop.writer.flush()
+        journal = board.loop.journal_path
+        before = (journal.stat().st_ino, journal.read_bytes())
+        said: list[str] = []
+        status = calibrate(config, grams=100.0, ask=lambda _p: "", out=said.append, speed=None)
+        assert status == 2
+        assert said == [
+            f"cannot calibrate: {tmp_path / 'data'} is in use by sowboard run (pid {os.getpid()}): "
+            "only one sowboard command may write there at a time "
+            "(stop the daemon first: sudo systemctl stop sowboard)"
+        ]
+        assert (journal.stat().st_ino, journal.read_bytes()) == before
+        board.play(1)  # the daemon's journal goes on
+        board.loop.writer.flush()
+        assert len(journal.read_bytes()) > len(before[1])
+    finally:
+        board.stop()
+    # Once the daemon stopped, the directory is free again.
+    Board(config).stop()
+
+
+def test_the_empty_stage_refuses_a_board_full_of_seeds(board: Board) -> None:
+    """Admin 'calibrate: the board is empty' on the start layout used to take the seeds as
+    the zero, and the next game waited for ever without a flag or a light."""
+    board.ready()
+    with pytest.raises(CommandError, match=r"the board is not empty \(\[0, 0\], \[0, 1\]"):
+        board.loop.execute("calibrate", {"stage": "empty"})
+    assert board.loop.calibration.origin == "simulator"  # nothing was taken
+
+
+def test_a_board_zeroed_with_its_seeds_on_is_flagged_not_waited_for(tmp_path: Path) -> None:
+    """If the zeros were taken with the seeds on anyway (the first calibration, which has no
+    zeros to compare with), the board reads empty where the game has seeds: every such place
+    is flagged and lit as holding too few, instead of a silent wait for a seed mass."""
+    config = make_config(tmp_path / "data")
+    board = Board(config)
+    try:
+        board.ready()
+        loop = board.loop
+        raw = loop.window.raw_medians()
+        loop.calibration = Calibration(
+            tuple((float(r), s) for r, (_o, s) in zip(raw, loop.calibration.cells, strict=True)),
+            origin="nominal",
+        )
+        loop.execute("calibrate", {"stage": "empty"})  # no zeros to judge by: taken
+        loop.writer.flush()  # the new game reads the calibration file back
+        loop.execute("new_game", {})  # the next game: no seed mass measured yet
+        assert loop.game.seed_g is None and loop.calibration.seed_g is None
+        board.run_until(lambda: any(f["active"] for f in board.status()["flags"]), 10)
+        status = board.status()
+        mismatch = [f for f in status["flags"] if f["kind"] == "board_mismatch" and f["active"]]
+        assert len(mismatch) == 14  # every pit; the stores hold nothing yet and match
+        assert {v["effect"] for v in status["leds"]["places"].values()} >= {"pulse"}
+    finally:
+        board.stop()
+
+
+def test_calibrate_says_so_when_the_file_cannot_be_saved(tmp_path: Path) -> None:
+    """It used to print "saved" whatever the writer thread met; a calibration.json that
+    cannot be replaced (here a directory stands in its way) is named, with status 1."""
+    config = make_config(tmp_path / "data")
+    (tmp_path / "data" / "calibration.json").mkdir(parents=True)
+    said: list[str] = []
+    answers = iter(["", "q", "s"])  # empty; no reference; no layout
+    status = calibrate(config, grams=100.0, ask=lambda _p: next(answers), out=said.append)
+    assert status == 1
+    assert said[-1].startswith(f"not saved: {tmp_path / 'data' / 'calibration.json'}: write failed")
+
+
+def test_a_new_game_right_after_a_calibration_keeps_it_while_the_card_is_slow(
+    board: Board,
+) -> None:
+    """The new game's board used to read calibration.json back, which the writer thread had
+    not written yet on a slow card: the zeros just taken were lost until the next restart."""
+    board.ready()
+    loop = board.loop
+    slow = threading.Event()
+    loop.writer.call(lambda: slow.wait(10))  # the card is busy with an earlier write
+    loop.execute("calibrate", {"stage": "layout"})  # the start layout: the seeds' mass
+    taken = loop.calibration
+    loop.execute("new_game", {})
+    slow.set()
+    assert loop.calibration == taken

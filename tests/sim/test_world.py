@@ -353,3 +353,31 @@ def test_the_same_board_has_the_same_cells_whatever_lies_on_it() -> None:
     )
     congkak = SimWorld(parse_scenario({"variant": "congkak", "board": "congkak7"}, "b"))
     assert kalah.user_calibration() == congkak.user_calibration()
+
+
+def test_a_drop_while_the_same_hand_carries_seeds_cannot_take_them() -> None:
+    """A hand carries a pit's seeds to the store (a `move`) and, from a move scheduled over
+    it, drops a seed before they land: the drop finds the hand otherwise empty (noted in the
+    log), the carried seeds land in the store, and no seed appears or vanishes. It used to
+    take the carried seeds, and the landing's list.remove raised ValueError."""
+    world = build_world(
+        scenario(
+            sensors=quiet(),
+            actions=[
+                {"t": 0.5, "action": "move", "from": [0, 3], "to": [0, "store"], "hand": 0},
+                {"t": 0.5 + 0.3, "action": "drop", "at": [1, 1], "n": 1, "hand": 0},
+            ],
+        )
+    )
+    total = world.total_seeds()
+    seeds = world.truth()["pits"][0][3]
+    mid = None
+    while not world.finished:
+        world.step()
+        if mid is None and world.now > 0.5 + 0.35:
+            mid = world.truth()
+    assert mid is not None and mid["hand"] == [seeds, 0]  # in flight, counted in the hand
+    truth = world.truth()
+    assert truth["stores"][0] == seeds and truth["pits"][0][3] == 0 and truth["hand"] == [0, 0]
+    assert world.total_seeds() == total
+    assert any("held only 0 of 1" in logged.note for logged in world.log)
