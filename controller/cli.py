@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.physical import PROFILE_NAMES
 from controller.rules import VARIANTS, OptionError, find_variant
 from controller.rules.options import describe_option, parse_option_assignment
 from controller.rules.record import RecordError, parse_record, replay
@@ -398,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--profile",
-        choices=["child", "adult", "expert", "visitor"],
+        choices=PROFILE_NAMES,
         help="humans: only this behaviour profile (default: every profile)",
     )
     p.add_argument(

@@ -40,7 +40,7 @@ MISTAKE_KINDS = (
     "foreign_seed",
 )
 
-# Loads a hand puts on the board without moving a seed: the referee must never flag them.
-TOUCH_KINDS = ("press", "bump", "rest", "lean", "brush")
+# The people who play the simulated board (`player.profile`; controller/sim/human.py).
+PROFILE_NAMES = ("child", "adult", "expert", "visitor")
 
 MAX_T = 86400.0  # seconds: a scripted action's time at the most

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping, find_board
-from controller.physical import ACTION_FIELDS, ACTION_KINDS, BUTTONS, MAX_T
+from controller.physical import ACTION_FIELDS, ACTION_KINDS, BUTTONS, MAX_T, PROFILE_NAMES
 from controller.rules import STORE, OptionError, Place, Rules
 
 
@@ -393,13 +393,12 @@ def _parse_params(c: _Checker, value: Any, where: str, cls: Any, ranges: dict[st
 
 def _parse_player(c: _Checker, value: Any) -> PlayerParams:
     """`player`: the fixed tempo's numbers, or a behaviour `profile` by name."""
-    from .human import PROFILES  # human.py builds on this module
-
     table = dict(c.table(value, "player", (*_PLAYER_RANGES, "profile")))
     profile = table.pop("profile", None)
-    if profile is not None and profile not in PROFILES:
+    if profile is not None and profile not in PROFILE_NAMES:
         raise c.fail(
-            "player.profile", f"{_show(profile)} is not a profile, allowed: {', '.join(PROFILES)}"
+            "player.profile",
+            f"{_show(profile)} is not a profile, allowed: {', '.join(PROFILE_NAMES)}",
         )
     params: PlayerParams = _parse_params(c, table, "player", PlayerParams, _PLAYER_RANGES)
     return dataclasses.replace(params, profile=profile)

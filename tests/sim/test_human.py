@@ -9,6 +9,7 @@ import random
 import pytest
 
 from controller.bench.humans import plan_game
+from controller.physical import PROFILE_NAMES
 from controller.rules import Place
 from controller.sim import ScenarioError, build_simulation, build_world
 from controller.sim.human import AFTER_SEED_S, BEFORE_SEED_S, PROFILES, _seed_events
@@ -184,6 +185,10 @@ def test_the_same_random_seed_gives_the_same_person() -> None:
     again = [a.to_json() for a in [*_touches("visitor", 5)[0], *_touches("visitor", 5)[1]]]
     other = [a.to_json() for a in [*_touches("visitor", 6)[0], *_touches("visitor", 6)[1]]]
     assert first == again != other
+
+
+def test_the_profiles_are_the_ones_scenario_files_may_name() -> None:
+    assert tuple(PROFILES) == PROFILE_NAMES
 
 
 def test_profiles_span_the_tempos_and_pauses_people_have() -> None:
