@@ -968,15 +968,9 @@ class Referee:
         t = pending.last_t
         if n > 1.0 and pending.patience_until == 0.0 and (rest := self._resting_for(n)):
             # Not seeds a hand would slip: a finger or a hand resting on the cup, most likely.
-            # Give it time to go away before calling it seeds; a seed guessed on its rise has
-            # not come yet.
+            # Give it time to go away before calling it seeds.
             pending.patience_until = t + rest
             self.pending[cell] = pending
-            guess = self.tentative.get(cell)
-            if guess is not None and guess.step.kind is StepKind.SOW:
-                del self.tentative[cell]
-                self._retract(cell, guess)
-                self._forget_stale_guesses()
             return False
         if cell in self.lifting:
             self._lift_stopped(cell)

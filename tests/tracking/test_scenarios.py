@@ -612,7 +612,7 @@ def test_a_forearm_on_the_cups_about_to_be_sown_is_no_seed_of_theirs(
 ) -> None:
     """A forearm leans on the next three cups while the hand sows the one before them, and
     lifts off before their seeds come: its rise is no seed (it began before the hand's last
-    seed fell, and it weighs like no slip of seeds), so the seeds after are taken in turn."""
+    seed fell), so the seeds after are taken in turn."""
     actions = [
         {"t": 1.0, "action": "grab", "at": [0, 0]},
         {"t": 1.3, "action": "lean", "at": [[0, 2], [0, 3], [0, 4]], "g": 400, "dur": 0.8},
