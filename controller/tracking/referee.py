@@ -575,8 +575,9 @@ class Referee:
 
     def lightest_seed(self) -> float:
         """A landing lighter than this (in mean seeds) is no seed: fingers brushing the cup
-        and settling for a moment. As far below one seed as `two_seeds_at` is above it, and
-        never above MIN_SEED for seeds as spread as natural ones (CV 15 %)."""
+        and settling for a moment. 4.5 standard deviations of the seed spread below one seed,
+        as `two_seeds_at` is above it (before its floor), and never below MIN_SEED, which is
+        where it stays for seeds as spread as natural ones (CV 15 %)."""
         return max(MIN_SEED, 1 - 4.5 * self._cv_bound())
 
     def _cv_bound(self) -> float:
@@ -634,8 +635,10 @@ class Referee:
 
     def _resting_for(self, n: float) -> float:
         """How long a rise of `n` seeds that no due step explains may be a hand resting on the
-        cup (0: it can only be seeds): longest when more seeds than a slip drops."""
-        if n > SLIP_MAX_SEEDS:
+        cup (0: it can only be seeds): longest when more seeds than a slip drops and than any
+        hand holds (a hand that dumps its seeds in the wrong pit is flagged at once)."""
+        held = max(hand.seeds for hand in self.game.hands)
+        if n > SLIP_MAX_SEEDS and n > held + 0.5:
             return REST_MAX_S
         return 0.0 if self._whole_seeds(n) else PATIENCE_S
 

@@ -630,3 +630,18 @@ def test_a_forearm_on_the_cups_about_to_be_sown_is_no_seed_of_theirs(
     assert result["flags"] == []
     assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 1], [0, 2], [0, 3]]
     _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_hand_that_drops_its_seeds_in_the_wrong_pit_is_flagged_at_once(rate: int) -> None:
+    """Three seeds where nothing is due weigh like a resting finger, but the hand holds three:
+    they are its seeds, flagged within a second, not waited for as a hand resting."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 2]},
+        {"t": 1.8, "action": "drop", "at": [1, 1], "n": 3},
+    ]
+    scenario = {"variant": "kalah", "sensors": {"rate_sps": rate}, "actions": actions}
+    simulation, referee = run_simulation(parse_scenario(scenario, "dump"))
+    result = report(simulation, referee)
+    assert [(f["kind"], f["at"]) for f in result["flags"]] == [("wrong_pit", [1, 1])]
+    assert result["flags"][0]["t"] - 1.8 < 1.0
