@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from controller.rules import Place, Rules
 
 from .scenario import Action
+from .world import GRAB_S, MOVE_S
 
 Range = tuple[float, float]
 
@@ -61,8 +62,6 @@ TWO_HANDFULS_MIN = 6  # seeds in a pit before a small hand may need two grabs
 HANDFUL_GAP_S = (0.3, 0.8)  # between the two grabs
 BEFORE_SEED_S = 0.1
 AFTER_SEED_S = 0.35
-LIFT_S = (0.0, 0.25)  # a grab's press and lift, from its action time (world.GRAB_S)
-MOVE_LAND_S = 0.55  # a move's seeds land this long after its action time (world.MOVE_S)
 FINGER_G = (10.0, 40.0)
 BRUSH_G = (5.0, 60.0)
 BRUSH_S = (0.03, 0.08)
@@ -279,9 +278,9 @@ def _seed_events(action: Action) -> list[tuple[Place, float, float]]:
     t = action.t
     at = action.at
     if action.kind in ("grab", "take") and at is not None:
-        return [(at, t + LIFT_S[0], t + LIFT_S[1])]
+        return [(at, t, t + GRAB_S)]  # the press, then the seeds leaving
     if action.kind == "move" and at is not None and action.to is not None:
-        return [(at, t + LIFT_S[0], t + LIFT_S[1]), (action.to, t + MOVE_LAND_S, t + MOVE_LAND_S)]
+        return [(at, t, t + GRAB_S), (action.to, t + MOVE_S, t + MOVE_S)]
     if action.kind in ("drop", "add") and at is not None:
         return [(at, t, t)]
     if action.kind == "bounce" and at is not None and action.to is not None:
@@ -353,6 +352,7 @@ class _Toucher:
         g = self.rng.uniform(*(FINGER_G if self.rng.random() < 0.4 else p.rest_g))
         g = min(max(g, p.rest_g[0] / 3), p.rest_g[1])
         dur = self.rng.uniform(*p.rest_s)
+        ramp = self.rng.uniform(0.05, 0.3)
         which = self.rng.random()
         if which < 1 / 3 and move.sown:  # the cup just sown, after its seed settled
             t, place = self.rng.choice(move.sown)
@@ -361,11 +361,10 @@ class _Toucher:
             t, place = self.rng.choice(move.sown)
             before = self.busy.last_event(place, t - BEFORE_SEED_S - 0.01)
             start = max(t - BEFORE_SEED_S - 0.05 - dur, (before or 0.0) + 0.05, move.start)
-            dur = t - BEFORE_SEED_S - 0.05 - start
+            dur = t - BEFORE_SEED_S - 0.05 - start - 2 * ramp  # off before the seed comes
         else:
             place = self.rng.choice(self.places)
             start = self.rng.uniform(move.start, max(move.start, move.end))
-        ramp = self.rng.uniform(0.05, 0.3)
         total = self._fit([place], start, dur + 2 * ramp) if dur > 0 else None
         if total is None or total < 2 * ramp + 0.1:
             return

@@ -339,7 +339,7 @@ class VirtualPlayer:
         when no move allows it. The mistake is appended to `mistakes`; the move itself ends as
         the rules say, so the truth and `game` agree afterwards.
         """
-        known = (*MISTAKE_KINDS, "bounce")
+        known = dict.fromkeys((*MISTAKE_KINDS, *HUMAN_MISTAKES))
         if kind not in known:
             raise ValueError(f"unknown mistake {kind!r}, known: {', '.join(known)}")
         self._check_turn()

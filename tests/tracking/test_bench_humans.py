@@ -53,11 +53,14 @@ def test_a_clean_game_at_a_persons_tempo_scores_exact_with_no_false_flag() -> No
 
 
 @pytest.mark.usefixtures("still_adult")
-def test_a_game_with_a_persons_mistakes_has_at_least_one_and_scores_each() -> None:
+def test_every_mistake_of_a_still_adult_at_80_sps_is_flagged_in_time_and_ends_exact() -> None:
+    """Two seeds slipping together, a bounce into the next cup and the wrong pit, each put
+    right as a person would: each flagged at its place within 0.5 s, no other flag."""
     result = humans.play_game("adult", "kalah", {}, 80, 0.03, seed=4, mistakes=True)
-    assert result.mistakes
-    assert 0 <= result.flagged <= len(result.mistakes)
-    assert all(0 <= d <= humans.FLAG_SPAN_S for d in result.delays)
+    assert len(result.mistakes) >= 3
+    assert result.flagged == len(result.mistakes) and result.false_flags == 0
+    assert len(result.delays) == len(result.mistakes)
+    assert max(result.delays) <= humans.FLAG_WINDOW_S[80] and result.exact
 
 
 def test_the_summary_has_the_issues_keys() -> None:
