@@ -451,37 +451,14 @@ def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:
     hand = None
     if "hand" in raw:
         hand = c.integer(raw["hand"], f"{where}.hand", 0, 1)
-    at = to = None
+    at, to, places = _action_places(c, raw, where, kind, pits)
     n: int | None = None
-    g = dur = 0.0
-    name = ""
-    places: tuple[Place, ...] = ()
-    if kind == "lean":
-        places = _places(c, raw["at"], f"{where}.at", pits)
-    elif "at" in raw:
-        at = c.place(raw["at"], f"{where}.at", pits)
-    if kind == "bounce":
-        to = c.place(raw["to"], f"{where}.to", pits)
-        if at == to:
-            raise c.fail(f"{where}.to", f"{to} is the same place as at: a bounce hops on")
-    if kind == "move":
-        at = c.place(raw["from"], f"{where}.from", pits)
-        to = c.place(raw["to"], f"{where}.to", pits)
-        if at == to:
-            raise c.fail(f"{where}.to", f"{to} is the same place as from")
     if "n" in raw:
         n = c.integer(raw["n"], f"{where}.n", 1, MAX_SEEDS_PER_ACTION)
     elif kind in ("drop", "drop_off", "add"):
         n = 1
-    ramp = 0.0
-    if kind in _LOADS:
-        g_range, dur_range = _LOADS[kind]
-        g = c.number(raw["g"], f"{where}.g", g_range)
-        dur = c.number(raw["dur"], f"{where}.dur", dur_range) if "dur" in raw else BRUSH_S
-    if kind == "rest":
-        ramp = REST_RAMP_S
-        if "ramp_s" in raw:
-            ramp = c.number(raw["ramp_s"], f"{where}.ramp_s", (lambda v: 0 <= v <= 10, "0 to 10"))
+    g, dur, ramp = _action_load(c, raw, where, kind)
+    name = ""
     if kind == "button":
         name = raw["name"]
         if name not in BUTTONS:
@@ -489,6 +466,44 @@ def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:
                 f"{where}.name", f"{_show(name)} is not a button, allowed: {', '.join(BUTTONS)}"
             )
     return Action(float(t), kind, at, to, n, float(g), float(dur), name, hand, places, ramp)
+
+
+def _action_places(
+    c: _Checker, raw: dict[str, Any], where: str, kind: str, pits: int
+) -> tuple[Place | None, Place | None, tuple[Place, ...]]:
+    """An action's place (`at`, a move's `from`), its destination (`to`) and a lean's cells."""
+    if kind == "lean":
+        return None, None, _places(c, raw["at"], f"{where}.at", pits)
+    if kind == "move":
+        source = c.place(raw["from"], f"{where}.from", pits)
+        to = c.place(raw["to"], f"{where}.to", pits)
+        if source == to:
+            raise c.fail(f"{where}.to", f"{to} is the same place as from")
+        return source, to, ()
+    at = c.place(raw["at"], f"{where}.at", pits) if "at" in raw else None
+    if kind != "bounce":
+        return at, None, ()
+    to = c.place(raw["to"], f"{where}.to", pits)
+    if at == to:
+        raise c.fail(f"{where}.to", f"{to} is the same place as at: a bounce hops on")
+    return at, to, ()
+
+
+def _action_load(
+    c: _Checker, raw: dict[str, Any], where: str, kind: str
+) -> tuple[float, float, float]:
+    """The grams, seconds and (a rest's) settling time of an action that loads cells."""
+    if kind not in _LOADS:
+        return 0.0, 0.0, 0.0
+    g_range, dur_range = _LOADS[kind]
+    g = c.number(raw["g"], f"{where}.g", g_range)
+    dur = c.number(raw["dur"], f"{where}.dur", dur_range) if "dur" in raw else BRUSH_S
+    ramp = 0.0
+    if kind == "rest":
+        ramp = REST_RAMP_S
+        if "ramp_s" in raw:
+            ramp = c.number(raw["ramp_s"], f"{where}.ramp_s", (lambda v: 0 <= v <= 10, "0 to 10"))
+    return g, dur, ramp
 
 
 def _places(c: _Checker, value: Any, where: str, pits: int) -> tuple[Place, ...]:

@@ -804,14 +804,7 @@ class Referee:
             flag.resolved_t = t
             self._emptied(cell)
             return True
-        if tentative is not None and abs(n) < MIN_SEED and t - pending.onset_t < BLIP_S:
-            # The cup came back to its level sooner than a hand lifts what landed: what rose
-            # was no seed (fingers brushing it, a seed striking it on its way to the next
-            # cup). Undo the guess now, before what happens next is judged against it.
-            del self.tentative[cell]
-            self._retract(cell, tentative)
-            self._feed_dropped()
-            self._forget_stale_guesses()
+        if tentative is not None and self._blip_undone(cell, pending, tentative):
             return True
         if cell in self.tentative:
             player = self.tentative[cell].step.player
@@ -1686,6 +1679,21 @@ class Referee:
         for recognised in dropped:
             if self.game.feed(recognised.step).accepted:
                 self.steps.append(recognised)
+
+    def _blip_undone(self, cell: int, pending: Pending, tentative: Tentative) -> bool:
+        """Undo a guessed step whose cup came back to its level sooner than a hand lifts what
+        landed: what rose was no seed (fingers brushing it, a seed striking it on its way to
+        the next cup). Undone now, before what happens next is judged against it."""
+        if (
+            abs(self._seeds(pending.net_g)) >= MIN_SEED
+            or pending.last_t - pending.onset_t >= BLIP_S
+        ):
+            return False
+        del self.tentative[cell]
+        self._retract(cell, tentative)
+        self._feed_dropped()
+        self._forget_stale_guesses()
+        return True
 
     def _forget_stale_guesses(self) -> None:
         """Guesses taken after one that was undone, whose steps no longer fit, are no guesses
