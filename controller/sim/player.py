@@ -69,8 +69,9 @@ class MistakeNotPossible(ValueError):
 class InjectedMistake:
     """A mistake the hands made: what, when it physically happened, where, and by which hand.
 
-    `t` is the lift time (seeds leave the cup) for `wrong_start` and `not_all_lifted`, the
-    landing time for seeds in the wrong place, the moment the seed fell off for `seed_lost`
+    `t` is the lift time (seeds leave the cup) for `wrong_start`, the landing of the first seed
+    sown without the seeds left in the pit for `not_all_lifted` (lifting a pit in two handfuls
+    is no mistake; sowing on without the rest is), the landing time for seeds in the wrong place, the moment the seed fell off for `seed_lost`
     (then `at` is where it was expected), and the moment the foreign seed went in.
     """
 
@@ -359,8 +360,25 @@ class VirtualPlayer:
         t = self.t + self.think()
         end = t
         lost_at: Place | None = None
+        left_at: Place | None = None
         for i, slot in enumerate(slots):
             action = self._step_action(slot.step, t)
+            if left_at is not None:
+                # The hand sowed on without the seeds it left (the mistake: two handfuls are
+                # none); the board shows the pit red, and the hand goes back for the rest.
+                t = self._emit(action)
+                self.mistakes.append(InjectedMistake(kind, action.t, left_at, player, left_at))
+                rest = Action(action.t + NOTICE_S, "grab", at=left_at, hand=player)
+                end = action_end(rest)
+                t = self._emit(rest)
+                left_at = None
+                continue
+            if i == target and kind == "not_all_lifted":
+                assert action.at is not None
+                count = game.board[game.rules.index_of(action.at)]
+                t = self._emit(Action(t, "take", at=action.at, n=count - 1, hand=player))
+                left_at = action.at
+                continue
             if lost_at is not None:
                 # The seed after the lost one has landed; the board shows red there and green
                 # where the lost one belonged: a spare seed goes there, then play goes on.
@@ -475,11 +493,6 @@ class VirtualPlayer:
             return dataclasses.replace(
                 action, t=self._emit(Action(back, "drop", at=extra, n=count, hand=hand))
             )
-        if kind == "not_all_lifted":
-            count = self.game.board[self.game.rules.index_of(expected)]
-            self._emit(Action(t, "take", at=expected, n=count - 1, hand=hand))
-            record(InjectedMistake(kind, t + GRAB_PRESS_S, expected, hand, expected))
-            return dataclasses.replace(action, t=t + GRAB_S + NOTICE_S)  # grabs the rest
         if kind in ("wrong_pit", "opponent_store", "bounce"):
             assert extra is not None
             if kind == "bounce":  # aimed right, it hopped on: the board sees a wrong pit

@@ -57,12 +57,15 @@ MIN_SEED = 0.35
 # simultaneous opening) two are no rarer than one heavy seed, so the line is drawn there.
 TWO_HANDS_TWO_AT = 1 + 1 / (1 + math.sqrt(2))
 PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest on a cup
-# A hand slips one seed, or two together, into the wrong place; a rise of more than this many
-# seeds where no step is due is a finger, a palm or a forearm resting on the cup (10 g to a
-# few hundred: SIMULATION.md's human hands), and it may rest there for REST_MAX_S before its
-# weight is called seeds.
-SLIP_MAX_SEEDS = 2.5
+# A hand slips one seed into the wrong place; a rise of two seeds or more where no step is due
+# may be a finger, a palm or a forearm resting on the cup (10 g to a few hundred: SIMULATION.md's
+# human hands), and it may rest there for REST_MAX_S before its weight is called seeds ...
 REST_MAX_S = 12.0
+# ... unless a hand holding that many seeds takes no step for this long (or for
+# HAND_STOPPED_INTERVALS of its usual interval, if longer) after the cup began to move: a hand
+# that only rested a finger there sows on, one that dropped its seeds there stops.
+HAND_STOPPED_S = 0.8
+HAND_STOPPED_INTERVALS = 2.0
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 # A grab presses 0.15 s before the seeds leave (SIMULATION.md): a cup back at its level this
 # soon after it rose had nothing land in it that a hand then took away.
@@ -164,6 +167,9 @@ class Pending:
     onset_t: float  # when the cup began to move (the first change's onset)
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
     high_g: float = -math.inf  # the most the cup read meanwhile (a hand pressing to grab)
+    # Waited for as a hand resting, but as many seeds as a hand holds: they are its seeds if
+    # it takes no step for HAND_STOPPED_S (see `Referee._hand_stopped`).
+    seeds_if_stopped: int = 0
 
     @property
     def pressed_g(self) -> float:
@@ -180,6 +186,19 @@ class Lifting:
     lifted_g: float  # what left the cup so far
     since: float  # when the cup settled part way
     guessed: int  # seed masses in `lifted_g` that were guessed
+
+
+@dataclass
+class LeftBehind:
+    """Seeds a pickup left in its pit: the follower has them in the hand already.
+
+    A person may lift a full pit in two handfuls, so seeds left behind are no mistake until
+    the hand sows on without them (`Referee._sown_on_without`): only then is `flag` raised.
+    `taken` is the pickup, to tell the hand's later seeds by."""
+
+    count: int
+    flag: Flag | None
+    taken: RecognisedStep | None = None
 
 
 @dataclass
@@ -232,7 +251,7 @@ class Referee:
         self.pending: dict[int, Pending] = {}
         self.partial: dict[int, tuple[float, Flag]] = {}
         # Pits lifted early but found not empty when they settled: (seeds left, flag).
-        self.left_behind: dict[int, tuple[int, Flag]] = {}
+        self.left_behind: dict[int, LeftBehind] = {}
         # Pits a hand is still lifting, both hands' seeds in them (a simultaneous opening).
         self.lifting: dict[int, Lifting] = {}
         self.owed: dict[int, int] = {}  # cell -> seeds there that are steps still to come
@@ -323,7 +342,11 @@ class Referee:
             pending = self.pending[cell]
             if (
                 t - pending.last_t >= self.hold_s
-                and (t >= pending.patience_until or self._gone(pending))
+                and (
+                    t >= pending.patience_until
+                    or self._gone(pending)
+                    or self._hand_stopped(pending)
+                )
                 and not self.detector.cells[cell].active
             ):
                 del self.pending[cell]
@@ -332,6 +355,8 @@ class Referee:
         for cell, lifting in list(self.lifting.items()):
             if t - lifting.since >= self.hold_s and not self._moving(cell):
                 self._lift_stopped(cell)
+        if self.left_behind:
+            self._sown_on_without()
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
@@ -635,12 +660,43 @@ class Referee:
 
     def _resting_for(self, n: float) -> float:
         """How long a rise of `n` seeds that no due step explains may be a hand resting on the
-        cup (0: it can only be seeds): longest when more seeds than a slip drops and than any
-        hand holds (a hand that dumps its seeds in the wrong pit is flagged at once)."""
-        held = max(hand.seeds for hand in self.game.hands)
-        if n > SLIP_MAX_SEEDS and n > held + 0.5:
+        cup (0: it can only be seeds). A hand slips one seed; a finger or palm weighs 10 g
+        and more (SIMULATION.md), two seeds and up: anything heavier than one seed a hand
+        (two, with both hands sowing at once) may be a hand resting, until it goes, or for
+        REST_MAX_S, or until a hand that holds that many seeds stops sowing
+        (`_hand_stopped`)."""
+        hands = len(self.game.active_players())
+        if n >= max(1, hands) - 1 + self.two_seeds_at():
             return REST_MAX_S
         return 0.0 if self._whole_seeds(n) else PATIENCE_S
+
+    def _hand_stopped(self, pending: Pending) -> bool:
+        """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
+        hand after all? A hand that holds as many has taken no step for HAND_STOPPED_S since
+        the cup began to move: had it only rested a finger there, it would have sown on."""
+        k = pending.seeds_if_stopped
+        if not k or self.now - pending.onset_t < HAND_STOPPED_S:
+            return False
+        players = {p for p, hand in enumerate(self.game.hands) if hand.seeds >= k}
+        waited = self.now - pending.onset_t
+        if any(waited < HAND_STOPPED_INTERVALS * self._interval(p) for p in players):
+            return False
+        for recognised in reversed(self.steps):
+            fell = recognised.fell if recognised.fell is not None else recognised.t
+            if fell < pending.onset_t:
+                break
+            if recognised.step.player in players:
+                return False
+        return bool(players)
+
+    def _interval(self, player: int) -> float:
+        """The hand's usual interval between seeds lately (0 if it has none)."""
+        times = [
+            r.fell
+            for r in reversed(self.steps[-4 * TEMPO_SEEDS :])
+            if r.step.player == player and r.fell is not None
+        ][:TEMPO_SEEDS]
+        return _usual_interval(sorted(times, reverse=True)) or 0.0
 
     def _whole_seeds(self, n: float) -> bool:
         """Could a net change of `n` mean seeds be seeds at all (a whole number of them)?"""
@@ -799,10 +855,8 @@ class Referee:
         tentative = self.tentative.get(cell)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
             return self._take_settled(cell, tentative, pending, late=False)
-        if cell in self.left_behind and empty and n < -MIN_SEED:
-            _, flag = self.left_behind.pop(cell)
-            flag.resolved_t = t
-            self._emptied(cell)
+        if cell in self.left_behind and n < -MIN_SEED:
+            self._rest_lifted(cell, pending)
             return True
         if tentative is not None and self._blip_undone(cell, pending, tentative):
             return True
@@ -885,8 +939,7 @@ class Referee:
                 # follow. At 10 SPS a level that settled has held for 0.3 s, longer than the
                 # last seeds take to leave a hand's grip (at 80 SPS it may not have: the
                 # judgement after the hold sees those).
-                self.partial[cell] = (-pending.net_g, self._raise(NOT_ALL_LIFTED, place))
-                self.hand_of[cell] = take.player
+                self._lifted_in_part(cell, take, -pending.net_g, pending.level_g)
                 return True
         if (
             self._one_seed(n)
@@ -966,6 +1019,8 @@ class Referee:
             # Not seeds a hand would slip: a finger or a hand resting on the cup, most likely.
             # Give it time to go away before calling it seeds.
             pending.patience_until = t + rest
+            if rest == REST_MAX_S:
+                pending.seeds_if_stopped = max(1, k)
             self.pending[cell] = pending
             return False
         if cell in self.lifting:
@@ -1071,10 +1126,7 @@ class Referee:
             del self.last_landing[cell]
             return True
         if take is not None:
-            # A second partial lift of the same pit is the same problem: one flag.
-            previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
-            self.partial[cell] = (previous - pending.net_g, flag)
-            self.hand_of[cell] = take.player
+            self._lifted_in_part(cell, take, -pending.net_g, pending.level_g)
             return True
         if self._missed_landing_then_capture(cell, place, pending):
             return True
@@ -1513,12 +1565,62 @@ class Referee:
         if n < -MIN_SEED and left >= 1 and (late or whole):
             # Lifted, but not everything: the step stands and the rest must follow.
             del self.tentative[cell]
-            place = self.place_of.get(cell)
-            self.left_behind[cell] = (left, self._raise(NOT_ALL_LIFTED, place))
-            self.hand_of[cell] = tentative.step.player
-            self.expected_g[cell] = pending.level_g
+            self._left_in_pit(cell, tentative.step, left, pending.level_g)
             return True
         return False
+
+    def _lifted_in_part(self, cell: int, take: Step, lifted_g: float, level_g: float) -> None:
+        """Seeds lifted from a pit whose take is due, whole seeds left in it. A pickup is
+        taken with the seeds left owed by the hand (`LeftBehind`): a person lifts a full pit
+        in two handfuls, and only sowing on without the rest is a mistake. A capture or sweep
+        left part way is one at once (the seeds go to a store, not on round the board)."""
+        place = take.at
+        assert place is not None
+        if take.kind is StepKind.PICKUP:
+            before = len(self.steps)
+            if self._feed_take(take, cell, place, lifted_g, self.now, seed_before=False):
+                left = max(1, _count(self._seeds(level_g)))
+                self._left_in_pit(cell, self.steps[before].step, left, level_g)
+                return
+        # A second partial lift of the same pit is the same problem: one flag.
+        previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
+        self.partial[cell] = (previous + lifted_g, flag)
+        self.hand_of[cell] = take.player
+
+    def _left_in_pit(self, cell: int, take: Step, left: int, level_g: float) -> None:
+        taken = next((r for r in reversed(self.steps) if r.step == take), None)
+        self.left_behind[cell] = LeftBehind(left, None, taken)
+        self.hand_of[cell] = take.player
+        self.expected_g[cell] = level_g
+
+    def _rest_lifted(self, cell: int, pending: Pending) -> None:
+        """Seeds lifted from a pit that a pickup left seeds in: the hand's next handful.
+        Once the pit is empty the move is whole again (and a flag raised meanwhile is put
+        right)."""
+        left = self.left_behind[cell]
+        if not self._empty(pending.level_g):
+            left.count = max(1, _count(self._seeds(pending.level_g)))
+            self.expected_g[cell] = pending.level_g
+            return
+        del self.left_behind[cell]
+        if left.flag is not None:
+            left.flag.resolved_t = pending.last_t
+        self._emptied(cell)
+
+    def _sown_on_without(self) -> None:
+        """Raise `not_all_lifted` for seeds left in a pit once their hand sows on: a seed of
+        that hand taken after its pickup."""
+        for cell, left in self.left_behind.items():
+            if left.flag is not None:
+                continue
+            player = self.hand_of.get(cell)
+            for recognised in reversed(self.steps):
+                if recognised is left.taken:
+                    break
+                step = recognised.step
+                if step.player == player and step.kind is StepKind.SOW:
+                    left.flag = self._raise(NOT_ALL_LIFTED, self.place_of.get(cell))
+                    break
 
     def _other_hand_sowed_after(self, cell: int, tentative: Tentative, pending: Pending) -> bool:
         """A pit taken early by one hand reads one seed when it settles, and the other hand's
@@ -1617,9 +1719,7 @@ class Referee:
         """A pit taken as still being lifted has not emptied: the lift left seeds after all
         (a flag), and whatever else the cup does is judged as of a partial lift."""
         lifting = self.lifting.pop(cell)
-        place = self.place_of.get(cell)
-        previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
-        self.partial[cell] = (previous + lifting.lifted_g, flag)
+        self._lifted_in_part(cell, lifting.take, lifting.lifted_g, self.expected_g[cell] or 0.0)
 
     def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.
@@ -2062,9 +2162,9 @@ class Referee:
             count = round(self._seeds(mass))
             board[rules.index_of(self.place_of[cell])] -= count
             hands[self.hand_of.get(cell, 0)] += count
-        for cell, (count, _flag) in self.left_behind.items():
-            board[rules.index_of(self.place_of[cell])] += count
-            hands[self.hand_of.get(cell, 0)] -= count
+        for cell, left in self.left_behind.items():
+            board[rules.index_of(self.place_of[cell])] += left.count
+            hands[self.hand_of.get(cell, 0)] -= left.count
         for cell, count in self.owed.items():
             board[rules.index_of(self.place_of[cell])] += count
             hands[self.hand_of.get(cell, 0)] -= count

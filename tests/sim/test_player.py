@@ -172,11 +172,11 @@ def test_an_opening_choice_that_is_not_legal_names_its_index() -> None:
 
 # -- mistakes ---------------------------------------------------------------------------------
 
-# The action that makes each mistake, at the recorded time (grab/take: the recorded time is
-# the lift, GRAB_PRESS_S after the action starts).
+# The action that makes each mistake, at the recorded time (grab: the recorded time is the
+# lift, GRAB_PRESS_S after the action starts; not_all_lifted: the seed sown without the rest).
 MISTAKE_ACTION = {
     "wrong_start": ("grab", GRAB_PRESS_S),
-    "not_all_lifted": ("take", GRAB_PRESS_S),
+    "not_all_lifted": ("drop", 0.0),
     "wrong_pit": ("drop", 0.0),
     "extra_seed": ("drop", 0.0),
     "opponent_store": ("drop", 0.0),
@@ -225,6 +225,10 @@ def test_each_mistake_and_its_correction_leave_the_truth_consistent(
         assert action.at == mistake.at
     if kind == "wrong_pit":
         assert mistake.at != mistake.expected and not mistake.at.is_store
+    if kind == "not_all_lifted":
+        # Part of the pit was lifted before that seed, and the rest stayed there till then.
+        earlier = [e for e in world.log if e.t < made[0].t and e.action.at == mistake.at]
+        assert earlier and earlier[-1].action.kind == "take" and action.at != mistake.at
     if kind == "extra_seed":
         assert action.n == 2 and mistake.at == mistake.expected
     if kind in ("seed_lost", "foreign_seed"):
