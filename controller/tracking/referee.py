@@ -61,6 +61,11 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 # may be a finger, a palm or a forearm resting on the cup (10 g to a few hundred: SIMULATION.md's
 # human hands), and it may rest there for REST_MAX_S before its weight is called seeds ...
 REST_MAX_S = 12.0
+# Fingers brushing a cup pass in 30-80 ms (SIMULATION.md) and at 80 SPS may read as settled for
+# a moment at their peak: a seed where none is due is flagged, and a light landing guessed on
+# the rise is confirmed, once its level has held this long. (At 10 SPS a reading averages 100 ms: a brush
+# never settles, see sensing/detect.py, and a settled level is judged at once.)
+STRAY_HOLD_S = 0.1
 # ... unless a hand holding that many seeds takes no step for this long (or for
 # HAND_STOPPED_INTERVALS of its usual interval, if longer) after the cup began to move: a hand
 # that only rested a finger there sows on, one that dropped its seeds there stops.
@@ -170,6 +175,7 @@ class Pending:
     # Waited for as a hand resting, but as many seeds as a hand holds: they are its seeds if
     # it takes no step for HAND_STOPPED_S (see `Referee._hand_stopped`).
     seeds_if_stopped: int = 0
+    held: bool = False  # judged again once it held for STRAY_HOLD_S
 
     @property
     def pressed_g(self) -> float:
@@ -331,11 +337,22 @@ class Referee:
                     )
                 else:
                     pending.last_t = t
+                    pending.held = False
                     pending.high_g = max(pending.high_g, high)
                     pending.net_g += event.change_g
                     pending.level_g = event.level_g
         if settled and not batch.common_mode:
             self._explain_in_order(settled)
+        hold = 0.0 if self.detector.slow else STRAY_HOLD_S
+        held = [
+            c
+            for c, p in self.pending.items()
+            if not p.held and t - p.last_t >= hold and not self.detector.cells[c].active
+        ]
+        for cell in held:
+            self.pending[cell].held = True
+        if held and not batch.common_mode:
+            self._explain_in_order(held)
         if not batch.common_mode:
             self._early_landings(t)
         for cell in list(self.pending):
@@ -861,6 +878,8 @@ class Referee:
         if tentative is not None and self._blip_undone(cell, pending, tentative):
             return True
         if cell in self.tentative:
+            if not pending.held and n < 1 - 2 * self.seed_cv():
+                return False  # light: confirmed once it has held (not fingers brushing past)
             player = self.tentative[cell].step.player
             landed = self._landed_here(n, place, player)
             if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
@@ -962,6 +981,7 @@ class Referee:
             return True
         if (
             self._one_seed(n)
+            and pending.held  # (judged again once it has held: `follow`)
             and (self._sowing_player() is not None or self._foreign_seed_now(cell, n))
             and not self._expected_place_moving(cell)  # the step before may not have settled
         ):
@@ -1609,7 +1629,9 @@ class Referee:
 
     def _sown_on_without(self) -> None:
         """Raise `not_all_lifted` for seeds left in a pit once their hand sows on: a seed of
-        that hand taken after its pickup."""
+        that hand taken after its pickup, and seen to stay (a guess on the rise may be
+        fingers brushing the cup)."""
+        guesses = {t.step for t in self.tentative.values()}
         for cell, left in self.left_behind.items():
             if left.flag is not None:
                 continue
@@ -1618,7 +1640,7 @@ class Referee:
                 if recognised is left.taken:
                     break
                 step = recognised.step
-                if step.player == player and step.kind is StepKind.SOW:
+                if step.player == player and step.kind is StepKind.SOW and step not in guesses:
                     left.flag = self._raise(NOT_ALL_LIFTED, self.place_of.get(cell))
                     break
 
