@@ -4,7 +4,8 @@ The reactor (reactor.py) waits on the feed and dispatches: the frames go to the 
 (session.py: setup, then playing), the commands the web layer and the board buttons queued are
 carried out here, and on every tick (`leds.fps` a second) the new steps are journaled, the
 lights rendered (lights.py), the parts' health checked (health.py) and a status snapshot
-published when something changed, each part reporting its own section (status.py). Data flows
+published when something changed (publisher.py), each part reporting its own section
+(status.py). Data flows
 one way: samples -> steps -> the game -> the LEDs and the page. Nothing else touches the
 referee, the rules engine or the simulated world, so none of them needs a lock; the web layer
 sees immutable snapshots and talks through `LoopLink.command`.
@@ -52,17 +53,16 @@ from .lights import BoardLights, guidance_state
 from .link import COMMANDS, CommandError, LoopLink, unknown_command
 from .notices import Notices
 from .notify import Notifier
+from .publisher import Publisher
 from .reactor import COMMAND_BUDGET_S, Handlers, LoopStats, Reactor
 from .recorder import Recorder, read_board_text, software_version
 from .session import GameSession, SessionParts
 from .simboard import SimBoard
-from .status import Core, DaemonCore, Status
+from .status import Core, DaemonCore
 
 # (the tests' names for the reactor's and the demo's figures)
 __all__ = ["COMMAND_BUDGET_S", "DEMO_STILL_NEW_GAME_S", "BoardLoop"]
 
-LED_PUBLISH_S = 0.1  # animated colours reach the page at most 10 times a second
-SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a second
 HINT_S = 3.0
 # A button counts once in this window: a finger presses a button a few times a second at the
 # most, and a bouncing contact or a script of presses must not cost the loop one command each
@@ -225,12 +225,7 @@ class BoardLoop:
         self.last_activity = now
         self.hint_until = -1.0
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
-        self._last_core: Core | None = None
-        self._last_colors: list[str] = []
-        self._last_led_publish = -1e9
-        self._last_sensor_publish = -1e9
-        self._sensors: list[Any] = []
-        self._sensors_read = False
+        self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
         self._watchdog_next = 0.0
         self._systemd_status = ""
 
@@ -349,7 +344,7 @@ class BoardLoop:
                 self.demo.tick(now, session)
         self._check_health(now)
         self._render(now)
-        self._publish(now)
+        self.publisher.tick(now, self._core())
         session.recorder_tick(now)
         self._systemd()
 
@@ -443,39 +438,6 @@ class BoardLoop:
             "sim_busy": self.sim is not None and now < self.busy_until,
             "idle": self.idle(now),
             "recorder": self.recorder.status(),
-        }
-
-    def _publish(self, now: float) -> None:
-        core = self._core()
-        colors = self.lights.colors()
-        changed = core != self._last_core
-        if now - self._last_sensor_publish >= SENSOR_PUBLISH_S or not self._sensors_read:
-            self._sensors = self.session.sensors_status()
-            self._sensors_read = len(self.window.frames) >= 8  # else again at the next tick
-            self._last_sensor_publish = now
-            changed = True
-        if not changed and (
-            colors == self._last_colors or now - self._last_led_publish < LED_PUBLISH_S
-        ):
-            return
-        self._last_core = core
-        self._last_colors = colors
-        self._last_led_publish = now
-        self.link.publish(self._status(now, core, colors))
-        self.stats.publishes += 1
-
-    def _status(self, now: float, core: Core, colors: list[str]) -> Status:
-        return {
-            "version": 0,
-            "published_at": 0.0,
-            "sim": core["sim"],
-            "board": core["board"],
-            "game": {**core["game"], "turn_timer": self.session.turn_timer(now)},
-            "flags": core["flags"],
-            "leds": self.lights.get_status(colors, core["leds_places"]),
-            "mode": core["mode"],
-            "sensors": self._sensors,
-            "daemon": {**core["daemon"], "loop": self.reactor.get_status()},
         }
 
     def _systemd(self) -> None:
