@@ -2,10 +2,11 @@
 
 It publishes realistic snapshots in the daemon's own types (`controller.daemon.status.Status`,
 which mypy holds it to; tests/daemon/test_status_shape.py compares it with the real loop's;
-congkak on the 7-pit board by default: the board file's places, 18 LEDs, 16 load cells),
-records every command, and on the simulated board plays
-`sim_move` (a single lap of sowing, enough to change counts and lights) and acts out
-`sim_mistake` (a flag at a plausible place). It knows nothing of the real rules engine.
+congkak on the 7-pit board by default: the board file's places, 18 LEDs, 16 load cells), records
+every command, and on the simulated board plays `sim_move` (a single lap of sowing, enough to
+change counts and lights) and acts out `sim_mistake` (a flag at a plausible place). Of the real
+rules engine it knows only the options (their names and each variant's values, for the
+snapshot).
 """
 
 from __future__ import annotations
