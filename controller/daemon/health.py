@@ -20,11 +20,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from controller.leds.patterns import PURPLE, VERMILLION, Light
 from controller.rules import Place
 from controller.sensing.frames import SourceStatus
+
+from .status import FaultStatus, FlagStatus
 
 LINK_FAULT = "link_fault"
 WRITE_FAILED = "write_failed"
@@ -86,7 +87,7 @@ class WriteHealth:
 class _Fault:
     kind: str
     part: str
-    flag: dict[str, Any]
+    flag: FlagStatus
 
 
 class Health:
@@ -98,7 +99,7 @@ class Health:
     def __init__(self, new_flag_id: Callable[[], int]) -> None:
         self._new_flag_id = new_flag_id
         self._active: dict[tuple[str, str], _Fault] = {}
-        self._past: list[dict[str, Any]] = []
+        self._past: list[FlagStatus] = []
 
     def report(self, t: float, kind: str, faults: dict[str, str]) -> bool:
         """The faults of one kind now, by part; True when anything changed."""
@@ -111,27 +112,30 @@ class Health:
         for part, detail in faults.items():
             known = self._active.get((kind, part))
             if known is None:
-                flag = {
-                    "id": self._new_flag_id(),
-                    "t": round(t, 3),
-                    "kind": kind,
-                    "at": None,
-                    "expected": [],
-                    "active": True,
-                    "detail": detail,
-                }
-                self._active[(kind, part)] = _Fault(kind, part, flag)
+                self._active[(kind, part)] = _Fault(kind, part, self._flag(t, kind, detail))
                 changed = True
             elif known.flag["detail"] != detail:
-                known.flag = {**known.flag, "detail": detail}
+                known.flag = known.flag.copy()  # (the old one may be in a published snapshot)
+                known.flag["detail"] = detail
                 changed = True
         return changed
 
-    def flags(self) -> list[dict[str, Any]]:
-        """Every fault flag on the page: the ones mended lately and the ones active now."""
-        return [*self._past, *(dict(f.flag) for f in self._active.values())]
+    def _flag(self, t: float, kind: str, detail: str) -> FlagStatus:
+        return {
+            "id": self._new_flag_id(),
+            "t": round(t, 3),
+            "kind": kind,
+            "at": None,
+            "expected": [],
+            "active": True,
+            "detail": detail,
+        }
 
-    def faults(self) -> list[dict[str, str]]:
+    def flags(self) -> list[FlagStatus]:
+        """Every fault flag on the page: the ones mended lately and the ones active now."""
+        return [*self._past, *(f.flag.copy() for f in self._active.values())]
+
+    def faults(self) -> list[FaultStatus]:
         """The active faults for the snapshot's `daemon.faults`."""
         return [
             {"kind": f.kind, "part": f.part, "detail": f.flag["detail"]}

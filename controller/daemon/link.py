@@ -5,7 +5,7 @@ snapshot with a version number after each change; the web layer reads snapshots 
 commands, which the loop carries out in its own time (Klipper's model: components expose
 `get_status()`, clients get what changed).
 
-Status snapshot (all keys always present; places are `[player, pit]` / `[player, "store"]`):
+Status snapshot (status.py types it; all keys always present; places are `[player, pit]` / `[player, "store"]`):
 
     {
       "version": 17,                     # increases with every published change
@@ -66,7 +66,25 @@ opening {pits: [hand 0's, hand 1's]}, both hands at once), `sim_mistake`
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, Protocol, cast
+
+from .status import Status
+
+COMMANDS = (
+    "new_game",
+    "undo",
+    "calibrate",
+    "mode",
+    "save_recording",
+    "sim_move",
+    "sim_mistake",
+    "sim_actions",
+)
 
 
 class CommandError(ValueError):
@@ -90,3 +108,85 @@ class DaemonLink(Protocol):
     def command(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Carry out a command (raises CommandError); returns a small JSON-able result."""
         ...
+
+
+def unknown_command(name: str) -> CommandError:
+    return CommandError("command", f"unknown command {name!r}, known: {', '.join(COMMANDS)}")
+
+
+Queued = tuple[str, dict[str, Any], Future[dict[str, Any]]]
+
+
+class LoopLink:
+    """The `DaemonLink` of the real daemon: snapshots out, commands in.
+
+    Snapshots are published by the loop thread and never changed afterwards, so readers get
+    the same dict without copying (50 live pages must not cost 50 deep copies each update).
+    Treat them as read-only.
+    """
+
+    def __init__(self, command_timeout: float = 10.0) -> None:
+        self._cond = threading.Condition()
+        # Until the loop's first tick publishes, only the version is there to read.
+        self._status = cast(Status, {"version": 0})
+        self._version = 0
+        self._queue: deque[Queued] = deque()
+        self._lock = threading.Lock()
+        self.command_timeout = command_timeout
+        self.accepting = False
+        self.wake: Callable[[], None] = lambda: None
+
+    # -- DaemonLink -----------------------------------------------------------------------------
+
+    def get_status(self) -> dict[str, Any]:
+        with self._cond:
+            return cast(dict[str, Any], self._status)
+
+    def wait_for_change(self, since_version: int, timeout: float) -> dict[str, Any] | None:
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._version > since_version, timeout):
+                return None
+            return cast(dict[str, Any], self._status)
+
+    def command(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name not in COMMANDS:
+            raise unknown_command(name)
+        future: Future[dict[str, Any]] = Future()
+        with self._lock:
+            if not self.accepting:
+                raise CommandError("command", "the board daemon is not running")
+            self._queue.append((name, dict(args), future))
+        self.wake()
+        try:
+            return future.result(timeout=self.command_timeout)
+        except TimeoutError:
+            raise CommandError("command", "the board did not answer in time") from None
+
+    # -- the loop's side ------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def publish(self, status: Status) -> int:
+        with self._cond:
+            self._version += 1
+            status["version"] = self._version
+            status["published_at"] = time.time()
+            self._status = status
+            self._cond.notify_all()
+            return self._version
+
+    def take_command(self) -> Queued | None:
+        """The oldest queued command, if any."""
+        with self._lock:
+            return self._queue.popleft() if self._queue else None
+
+    def close(self) -> None:
+        """Refuse new commands and fail the queued ones (the loop is stopping)."""
+        with self._lock:
+            self.accepting = False
+            pending = list(self._queue)
+            self._queue.clear()
+        for _name, _args, future in pending:
+            future.set_exception(CommandError("command", "the board daemon is stopping"))

@@ -40,6 +40,7 @@ from controller.sensing.recording import SUFFIX, encode_recording
 
 from .config import RecorderSettings
 from .files import write_bytes_atomic
+from .status import RecorderStatus
 
 MISSING = -(1 << 31)  # a cell that gave nothing (readings are 24-bit, so it cannot clash)
 AFTER_FLAG_S = 5.0  # a flag's recording waits this long for the aftermath ...
@@ -338,7 +339,7 @@ class Recorder:
             with contextlib.suppress(OSError):
                 old.unlink()
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RecorderStatus:
         """For the snapshot's `daemon` section (only what changes seldom: the loop publishes
         a snapshot whenever this changes)."""
         return {

@@ -1,9 +1,12 @@
 """A stand-in for the daemon behind `DaemonLink`, for the web tests.
 
-It publishes realistic snapshots (congkak on the 7-pit board by default: the board file's
-places, 18 LEDs, 16 load cells), records every command, and on the simulated board plays
-`sim_move` (a single lap of sowing, enough to change counts and lights) and acts out
-`sim_mistake` (a flag at a plausible place). It knows nothing of the real rules engine.
+It publishes realistic snapshots in the daemon's own types (`controller.daemon.status.Status`,
+which mypy holds it to; tests/daemon/test_status_shape.py compares it with the real loop's;
+congkak on the 7-pit board by default: the board file's places, 18 LEDs, 16 load cells), records
+every command, and on the simulated board plays `sim_move` (a single lap of sowing, enough to
+change counts and lights) and acts out `sim_mistake` (a flag at a plausible place). Of the real
+rules engine it knows only the options (their names and each variant's values, for the
+snapshot).
 """
 
 from __future__ import annotations
@@ -12,10 +15,20 @@ import copy
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from controller.daemon.link import CommandError
+from controller.daemon.status import (
+    DaemonStatus,
+    FlagStatus,
+    GameStatus,
+    HistoryEntry,
+    PlaceLight,
+    SensorStatus,
+    Status,
+)
 from controller.physical import MISTAKE_KINDS
+from controller.rules import find_variant
 
 SEED_G = 5.4
 BLUE = "#1f77ff"  # the pits the player to move may pick up
@@ -60,13 +73,13 @@ class FakeLink:
 
     def get_status(self) -> dict[str, Any]:
         with self._cond:
-            return copy.deepcopy(self._status)
+            return cast(dict[str, Any], copy.deepcopy(self._status))
 
     def wait_for_change(self, since_version: int, timeout: float) -> dict[str, Any] | None:
         with self._cond:
             if not self._cond.wait_for(lambda: self._version > since_version, timeout):
                 return None
-            return copy.deepcopy(self._status)
+            return cast(dict[str, Any], copy.deepcopy(self._status))
 
     def command(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         with self._cond:
@@ -83,11 +96,11 @@ class FakeLink:
     def update(self, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """Edit the published snapshot by hand and publish it as a new version."""
         with self._cond:
-            status = copy.deepcopy(self._status)
+            status = cast(dict[str, Any], copy.deepcopy(self._status))
             change(status)
             self._version += 1
             status["version"] = self._version
-            self._status = status
+            self._status = cast(Status, status)
             self._cond.notify_all()
             return copy.deepcopy(status)
 
@@ -126,9 +139,13 @@ class FakeLink:
         self.stores = [0, 0]
         self.to_move: int | None = None if self.opening else 0
         self.options["simultaneous_opening"] = self.opening
+        # Every other option at the variant's own value: the page lists them all.
+        for name, value in find_variant(variant).options_from({"pits": pits}).to_json().items():
+            if name != "closed":
+                self.options.setdefault(name, value)
         self.moves: list[int] = []
-        self.history: list[dict[str, Any]] = []
-        self.flags: list[dict[str, Any]] = []
+        self.history: list[HistoryEntry] = []
+        self.flags: list[FlagStatus] = []
         self.last: Place | None = None
         self.turn_started = time.monotonic()
 
@@ -238,7 +255,7 @@ class FakeLink:
         if self.to_move is None:
             raise CommandError("command", "not in the simultaneous opening")
         me, other = self.to_move, 1 - self.to_move
-        at, expected = {
+        where: dict[str, tuple[list[int | str] | None, list[list[Any]]]] = {
             "wrong_start": ([other, 0], self._expected()),
             "not_all_lifted": ([me, 2], [[me, 2]]),
             "wrong_pit": ([me, 4], [[me, 3]]),
@@ -246,9 +263,10 @@ class FakeLink:
             "opponent_store": ([other, "store"], [[me, 0]]),
             "seed_lost": (None, [[me, 1]]),
             "foreign_seed": ([other, 5], []),
-        }[kind]
+        }
+        at, expected = where[kind]
         self._flag_id += 1
-        flag = {
+        flag: FlagStatus = {
             "id": self._flag_id,
             "t": round(time.monotonic() - self._t0, 2),
             "kind": kind,
@@ -287,8 +305,8 @@ class FakeLink:
             return self.stores[place[0]]
         return self.rows[place[0]][int(place[1])]
 
-    def _snapshot(self) -> dict[str, Any]:
-        lights: dict[str, dict[str, str]] = {
+    def _snapshot(self) -> Status:
+        lights: dict[str, PlaceLight] = {
             key(p): {"color": OFF, "effect": "none"} for p in self._places()
         }
         for p in self._expected():
@@ -297,14 +315,14 @@ class FakeLink:
             lights[key(self.last)] = {"color": AMBER, "effect": "solid"}
         for flag in self.flags:
             if flag["active"] and flag["at"] is not None:
-                lights[key((flag["at"][0], flag["at"][1]))] = {"color": RED, "effect": "blink"}
+                lights[key((int(flag["at"][0]), flag["at"][1]))] = {"color": RED, "effect": "blink"}
         led_map = self._led_map()
         colors = [OFF] * sum(len(leds) for _, leds in led_map)
         for place, leds in led_map:
             for led in leds:
                 colors[led] = lights[key(place)]["color"]
         lit = sum(1 for c in colors if c != OFF)
-        sensors = []
+        sensors: list[SensorStatus] = []
         for cell, (place, _) in enumerate(led_map):
             grams = round(self._seeds(place) * SEED_G, 1)
             sensors.append(
@@ -318,9 +336,9 @@ class FakeLink:
                     "fault": None,
                 }
             )
-        over = self._over()
         return {
             "version": self._version,
+            "published_at": time.time(),
             "sim": self.sim,
             "board": {
                 "name": f"congkak{self.pits}" if self.pits != 6 else "oware6",
@@ -332,31 +350,7 @@ class FakeLink:
                 ],
                 "idle_cells": [],
             },
-            "game": {
-                "variant": self.variant,
-                "options": dict(self.options),
-                "position": {
-                    "pits": [list(self.rows[0]), list(self.rows[1])],
-                    "stores": list(self.stores),
-                    "to_move": self.to_move,
-                    "over": over,
-                    "winner": self._winner(),
-                },
-                "hand": [0, 0],
-                "expected": self._expected(),
-                "expected_kind": "none" if over else "pickup",
-                "phase": "over" if over else "start",
-                "history": copy.deepcopy(self.history),
-                "record": {
-                    "variant": self.variant,
-                    "options": {"pits": self.pits},
-                    "moves": list(self.moves),
-                },
-                "turn_timer": {
-                    "limit_s": self.options["move_time_limit_s"],
-                    "elapsed_s": round(time.monotonic() - self.turn_started, 1),
-                },
-            },
+            "game": self._game_status(),
             "flags": copy.deepcopy(self.flags),
             "leds": {
                 "colors": colors,
@@ -366,6 +360,57 @@ class FakeLink:
             },
             "mode": self.mode,
             "sensors": sensors,
+            "daemon": self._daemon_status(),
+        }
+
+    def _game_status(self) -> GameStatus:
+        over = self._over()
+        return {
+            "variant": self.variant,
+            "options": dict(self.options),
+            "position": {
+                "pits": [list(self.rows[0]), list(self.rows[1])],
+                "stores": list(self.stores),
+                "to_move": self.to_move,
+                "over": over,
+                "winner": self._winner(),
+            },
+            "hand": [0, 0],
+            "expected": self._expected(),
+            "expected_kind": "none" if over else "pickup",
+            "phase": "over" if over else "start",
+            "history": copy.deepcopy(self.history),
+            "record": {
+                "variant": self.variant,
+                "options": {"pits": self.pits},
+                "moves": list(self.moves),
+            },
+            "turn_timer": {
+                "limit_s": self.options["move_time_limit_s"],
+                "elapsed_s": round(time.monotonic() - self.turn_started, 1),
+            },
+        }
+
+    def _daemon_status(self) -> DaemonStatus:
+        """A daemon that plays and has nothing to report (tests set faults and notices with
+        `update`)."""
+        return {
+            "state": "playing",
+            "source": "simulated board" if self.sim else "Pico on /dev/ttyACM0",
+            "data_dir": "/var/lib/sowboard",
+            "calibration": "simulator" if self.sim else "file",
+            "notices": [],
+            "faults": [],
+            "steps": 0,
+            "sim_busy": False,
+            "idle": False,
+            "recorder": {"seconds": 180, "saved": 0, "last": None, "error": None, "pending": False},
+            "loop": {
+                "ticks": self._version,
+                "missed_ticks": 0,
+                "lag_ms_p99": 0.0,
+                "frames": 0,
+            },
         }
 
     def _publish(self) -> None:

@@ -1,0 +1,158 @@
+"""The game the journal holds, and finding it again at start-up.
+
+Three things are called a game in the daemon, and they are three types: `JournaledGame` (this
+module: the rules, the board's mapping and every step written to `game.jsonl`), the rules
+engine's `StepFollower` (the position step by step; the loop calls it the follower) and the
+rules engine's `Game` (whole moves, which the virtual hands plan with).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.board import Board, BoardFileError, BoardMapping
+from controller.rules import OptionError, Rules, Step, StepFollower
+
+from .hands import JournalPoint
+from .journal import (
+    Journal,
+    JournalError,
+    JournalWriter,
+    Replay,
+    game_header,
+    load_game,
+    step_entry,
+)
+from .notices import Notices
+
+
+@dataclass
+class JournaledGame:
+    """The game in play: its rules and every journaled step."""
+
+    variant: str
+    options: dict[str, Any]  # as given (the record's options)
+    rules: Rules
+    mapping: BoardMapping
+    header: dict[str, Any]
+    steps: list[tuple[float, Step]] = field(default_factory=list)
+    seed_g: float | None = None
+    seed_cv: float | None = None
+    recorded: bool = False
+
+    def entries(self) -> list[dict[str, Any]]:
+        out = [dict(self.header)]
+        if self.seed_g is not None:
+            out.append({"type": "seed", "seed_g": self.seed_g, "seed_cv": self.seed_cv})
+        out.extend(step_entry(t, s) for t, s in self.steps)
+        return out
+
+    def point(self) -> JournalPoint:
+        """Where the journal stands: this game, and how many steps it holds."""
+        return JournalPoint(str(self.header.get("started", "")), len(self.steps))
+
+    def follower(self, upto: int | None = None) -> StepFollower:
+        follower = StepFollower.new(self.rules)
+        for _t, step in self.steps[:upto]:
+            follower.feed(step)
+        return follower
+
+    def step_list(self) -> tuple[Step, ...]:
+        return tuple(step for _t, step in self.steps)
+
+
+def new_game(board: Board, board_name: str, variant: str, options: dict[str, Any]) -> JournaledGame:
+    """A game not yet played (raises OptionError, BoardFileError)."""
+    rules = Rules.for_variant(variant, options)
+    mapping = board.mapping(rules.n)
+    header = game_header(rules.variant, options, board_name)
+    return JournaledGame(rules.variant, dict(options), rules, mapping, header)
+
+
+class GameOpener:
+    """Resume the journal's game if there is one in progress, else a new game of the
+    configuration's (every reason on the way is a notice)."""
+
+    def __init__(
+        self, path: Path, board: Board, board_name: str, writer: JournalWriter, notices: Notices
+    ) -> None:
+        self.path = path
+        self.board = board
+        self.board_name = board_name
+        self.writer = writer
+        self.notices = notices
+
+    def open(
+        self, variant: str, options: Mapping[str, Any]
+    ) -> tuple[JournaledGame, StepFollower | None]:
+        """The game and, when it is resumed, its follower (None: a new game)."""
+        resumed = self._resume()
+        if resumed is not None:
+            return resumed
+        game = new_game(self.board, self.board_name, variant, dict(options))
+        self.writer.rewrite(game.entries())
+        return game, None
+
+    def _resume(self) -> tuple[JournaledGame, StepFollower] | None:
+        path = self.path
+        try:
+            loaded = load_game(path)
+        except JournalError as err:
+            self.notices.add(f"journal unusable, starting a new game: {err}")
+            self.notices.keep_damaged(path)
+            return None
+        if loaded is None:
+            return None
+        journal, replayed = loaded
+        for problem in replayed.problems:
+            self.notices.add(f"journal {path}: {problem}")
+        if journal.board != self.board_name:
+            self.notices.add(
+                f"journal {path}: the game was played on board {journal.board!r}, "
+                f"this is {self.board_name!r}: starting a new game"
+            )
+            return None
+        if replayed.follower.over:
+            self.notices.add("the last game was over: starting a new game")
+            return None
+        try:
+            game = self._state(journal, replayed.rules, replayed.steps)
+        except (OptionError, BoardFileError) as err:
+            self.notices.add(f"journal {path}: cannot resume ({err}): starting a new game")
+            return None
+        self._resumed(game, replayed)
+        return game, replayed.follower
+
+    def _resumed(self, game: JournaledGame, replayed: Replay) -> None:
+        """Say what was resumed; a journal with damage or a cut-off move is written anew."""
+        path = self.path
+        moves = len(replayed.follower.completed)
+        self.notices.add(
+            f"resumed the {game.variant} game from {path}: {moves} moves, {len(game.steps)} steps"
+        )
+        if replayed.taken_back:
+            first = replayed.taken_back[0]
+            self.notices.add(
+                f"the move in progress ({len(replayed.taken_back)} steps from "
+                f"{first.step}) was cut off by the restart and is taken back"
+            )
+        if replayed.problems:
+            self.notices.keep_damaged(path)
+        if replayed.problems or replayed.taken_back:
+            self.writer.rewrite(game.entries())
+
+    def _state(self, journal: Journal, rules: Rules, steps: list[Any]) -> JournaledGame:
+        mapping = self.board.mapping(rules.n)
+        return JournaledGame(
+            rules.variant,
+            journal.options,
+            rules,
+            mapping,
+            dict(journal.header),
+            [(s.t, s.step) for s in steps],
+            journal.seed_g,
+            journal.seed_cv,
+        )

@@ -1,0 +1,162 @@
+"""The loop's reactor (Klipper's, in small): wait on the feed, dispatch, tick.
+
+Each pass takes the frames that are ready (waiting at most until the next tick is due), hands
+them on, carries out the commands the web layer queued, and ticks when a tick is due. It knows
+nothing of games or lights: what frames, commands and ticks mean is the caller's (loop.py).
+The thread that runs it owns every piece of state behind it, so none of it needs a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.sensing.frames import Frame
+
+from .feed import Feed
+from .link import CommandError, LoopLink
+from .status import LoopStatus
+
+COMMAND_BUDGET_S = 0.05  # loop time for queued commands in one pass (the tick is 1/30 s)
+
+
+@dataclass
+class LoopStats:
+    lags: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
+    ticks: int = 0
+    missed_ticks: int = 0
+    frames: int = 0
+    publishes: int = 0
+
+
+@dataclass
+class Handlers:
+    """What the reactor dispatches to; `stop` closes everything (the thread's last act)."""
+
+    frames: Callable[[list[Frame]], None]
+    command: Callable[[str, dict[str, Any]], dict[str, Any]]
+    tick: Callable[[float], None]
+    stop: Callable[[], None]
+
+
+class Reactor:
+    """Waits on `feed`, dispatches to `handlers`, ticks every `tick_s` of the feed's time."""
+
+    def __init__(
+        self,
+        feed: Feed,
+        link: LoopLink,
+        tick_s: float,
+        handlers: Handlers,
+        out: Callable[[str], None],
+    ) -> None:
+        self.feed = feed
+        self.link = link
+        self.tick_s = tick_s
+        self.handlers = handlers
+        self.out = out
+        self.stats = LoopStats()
+        self.now = feed.now()
+        self.next_tick = self.now
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Run the loop in its own thread."""
+        self.link.accepting = True
+        self._thread = threading.Thread(target=self.run, name="sowboard-loop", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self.link.wake()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        else:
+            self.handlers.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def run(self) -> None:
+        """The loop (the body of the loop thread); returns after `stop()`."""
+        self.link.accepting = True
+        try:
+            while not self._stop.is_set():
+                self.iterate()
+        except BaseException:
+            self.out("the loop failed:\n" + traceback.format_exc())
+            raise
+        finally:
+            self.handlers.stop()
+
+    def run_until(self, done: Callable[[], bool], timeout_s: float) -> bool:
+        """Iterate in the calling thread until `done()` or `timeout_s` of loop time (tests)."""
+        self.link.accepting = True
+        end = self.feed.now() + timeout_s
+        while self.feed.now() < end:
+            self.iterate()
+            if done():
+                return True
+        return False
+
+    def iterate(self) -> None:
+        """One pass: frames, commands, and the tick when it is due."""
+        frames = self.feed.wait(self.next_tick)
+        if frames:
+            self.stats.frames += len(frames)
+            self.handlers.frames(frames)
+        self._commands()
+        now = self.now = self.feed.now()
+        if now >= self.next_tick:
+            self.stats.lags.append(now - self.next_tick)
+            self.stats.ticks += 1
+            self.handlers.tick(now)
+            self._next_tick(now)
+
+    def _next_tick(self, now: float) -> None:
+        """The next tick is due one `tick_s` on; ticks the loop fell behind by are skipped
+        (and counted), not run one after another."""
+        self.next_tick += self.tick_s
+        if self.next_tick <= now:
+            missed = int((now - self.next_tick) / self.tick_s) + 1
+            self.stats.missed_ticks += missed
+            self.next_tick += missed * self.tick_s
+
+    def _commands(self) -> None:
+        """Carry out queued commands for COMMAND_BUDGET_S at the most (at least one): the rest
+        wait for the next pass, so that the frames and the tick come between them however
+        many requests queued commands at once."""
+        budget_end = time.perf_counter() + COMMAND_BUDGET_S
+        while (queued := self.link.take_command()) is not None:
+            name, args, future = queued
+            try:
+                future.set_result(self.handlers.command(name, args))
+            except CommandError as err:
+                future.set_exception(err)
+            except Exception as err:
+                self.out(f"command {name} failed:\n{traceback.format_exc()}")
+                future.set_exception(CommandError("command", f"internal error: {err}"))
+            if time.perf_counter() >= budget_end:
+                self.link.wake()  # more may wait: do not sleep until the next frame
+                return
+
+    def get_status(self) -> LoopStatus:
+        lags = self.stats.lags
+        return {
+            "ticks": self.stats.ticks,
+            "missed_ticks": self.stats.missed_ticks,
+            "lag_ms_p99": round(p99(lags) * 1000, 2) if lags else 0.0,
+            "frames": self.stats.frames,
+        }
+
+
+def p99(values: deque[float] | list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]

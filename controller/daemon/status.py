@@ -1,0 +1,197 @@
+"""The status snapshot's shape, typed (link.py says what each field means).
+
+Each part of the daemon reports its own section in these types, and the web tests' fake link
+builds the same types: a key that one side adds and the other lacks is a type error (mypy
+checks the fake as well) and a failing test (`missing_keys` over both snapshots). Before the
+types, the fake had drifted: it had no `daemon` section at all.
+
+Places are `[player, pit]` or `[player, "store"]`. Rule options, a position's fields and a
+game record are the rules engine's own JSON, typed only as far as the page relies on them.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, TypedDict, Union
+
+PlaceJson = list[int | str]
+
+
+class FlagStatus(TypedDict):
+    id: int
+    t: float
+    kind: str
+    at: PlaceJson | None
+    expected: list[PlaceJson]
+    active: bool
+    detail: str
+
+
+class PlaceLeds(TypedDict):
+    place: PlaceJson
+    cell: int
+    leds: list[int]
+
+
+class BoardStatus(TypedDict):
+    name: str
+    pits: int
+    led_count: int
+    places: list[PlaceLeds]
+    idle_cells: list[int]
+
+
+class PositionStatus(TypedDict):
+    pits: list[list[int]]
+    stores: list[int]
+    to_move: int | None
+    over: bool
+    winner: int | str | None
+
+
+class HistoryEntry(TypedDict):
+    ply: int
+    player: int
+    pit: int
+
+
+class TurnTimer(TypedDict):
+    limit_s: float | None
+    elapsed_s: float
+
+
+class GameCore(TypedDict):
+    """The game's section as it changes only when the game does (a publication's cause)."""
+
+    variant: str
+    options: dict[str, Any]
+    position: PositionStatus
+    hand: list[int]
+    expected: list[PlaceJson]
+    expected_kind: str
+    phase: str
+    history: list[HistoryEntry]
+    record: dict[str, Any]
+
+
+class GameStatus(GameCore):
+    turn_timer: TurnTimer
+
+
+class PlaceLight(TypedDict):
+    color: str
+    effect: str
+
+
+class LedsStatus(TypedDict):
+    colors: list[str]
+    places: dict[str, PlaceLight]
+    current_a: float
+    brightness: float
+
+
+class SensorStatus(TypedDict):
+    cell: int
+    place: PlaceJson | None
+    raw: int | None
+    grams: float | None
+    noise_g: float | None
+    rate_sps: float
+    fault: str | None
+
+
+class FaultStatus(TypedDict):
+    kind: str
+    part: str
+    detail: str
+
+
+class RecorderStatus(TypedDict):
+    seconds: float
+    saved: int
+    last: str | None
+    error: str | None
+    pending: bool
+
+
+class LoopStatus(TypedDict):
+    ticks: int
+    missed_ticks: int
+    lag_ms_p99: float
+    frames: int
+
+
+class DaemonCore(TypedDict):
+    """The daemon's section but for the loop's figures, which change every tick."""
+
+    state: str
+    source: str
+    data_dir: str
+    calibration: str
+    notices: list[str]
+    faults: list[FaultStatus]
+    steps: int
+    sim_busy: bool
+    idle: bool
+    recorder: RecorderStatus
+
+
+class DaemonStatus(DaemonCore):
+    loop: LoopStatus
+
+
+class Status(TypedDict):
+    version: int
+    published_at: float
+    sim: bool
+    board: BoardStatus
+    game: GameStatus
+    flags: list[FlagStatus]
+    leds: LedsStatus
+    mode: str
+    sensors: list[SensorStatus]
+    daemon: DaemonStatus
+
+
+class Core(TypedDict):
+    """What of a snapshot changes only when the game or the daemon's state does: a snapshot is
+    published when this changes (or the LED colours, or the sensors' second is up)."""
+
+    sim: bool
+    board: BoardStatus
+    game: GameCore
+    flags: list[FlagStatus]
+    leds_places: dict[str, PlaceLight]
+    mode: str
+    daemon: DaemonCore
+
+
+def missing_keys(value: Any, shape: Any = Status, where: str = "status") -> list[str]:
+    """Where `value` lacks a key its TypedDict `shape` names, or has one it does not name
+    (nested dicts and the items of lists included); empty when the shapes agree.
+
+    >>> missing_keys({"ticks": 9, "missed_ticks": 0, "lag_ms_p99": 1.0, "cell": 0}, LoopStatus)
+    ['status: no frames', 'status: cell is not in LoopStatus']
+    """
+    if typing.is_typeddict(shape):
+        if not isinstance(value, dict):
+            return [f"{where}: not an object"]
+        hints = typing.get_type_hints(shape)
+        out = [f"{where}: no {key}" for key in hints if key not in value]
+        out += [f"{where}: {key} is not in {shape.__name__}" for key in value if key not in hints]
+        for key, hint in hints.items():
+            if key in value:
+                out += missing_keys(value[key], hint, f"{where}.{key}")
+        return out
+    origin = typing.get_origin(shape)
+    if origin in (Union, types.UnionType) and value is not None:
+        inner = [a for a in typing.get_args(shape) if a is not type(None)]
+        return missing_keys(value, inner[0], where) if len(inner) == 1 else []
+    if origin is list and isinstance(value, list):
+        (item,) = typing.get_args(shape)
+        return [p for k, v in enumerate(value) for p in missing_keys(v, item, f"{where}[{k}]")]
+    if origin is dict and isinstance(value, dict):
+        item = typing.get_args(shape)[1]
+        return [p for k, v in value.items() for p in missing_keys(v, item, f"{where}[{k}]")]
+    return []
