@@ -61,11 +61,12 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 # may be a finger, a palm or a forearm resting on the cup (10 g to a few hundred: SIMULATION.md's
 # human hands), and it may rest there for REST_MAX_S before its weight is called seeds ...
 REST_MAX_S = 12.0
-# Fingers brushing a cup pass in 30-80 ms (SIMULATION.md) and at 80 SPS may read as settled for
-# a moment at their peak: a seed where none is due is flagged, and a light landing guessed on
-# the rise is confirmed, once its level has held this long. (At 10 SPS a reading averages 100 ms: a brush
+# Fingers brushing a cup (30-80 ms) or a bouncing seed striking it (20 ms, SIMULATION.md) may
+# read as settled for a moment at 80 SPS: four readings agree at their top (each the mean of
+# the last 50 ms), and they fall back within 30 ms. A seed where none is due is flagged, and a
+# landing guessed on the rise confirmed, once its level has held this long. (At 10 SPS a reading averages 100 ms: a brush
 # never settles, see sensing/detect.py, and a settled level is judged at once.)
-STRAY_HOLD_S = 0.1
+STRAY_HOLD_S = 0.05
 # ... unless a hand holding that many seeds takes no step for this long (or for
 # HAND_STOPPED_INTERVALS of its usual interval, if longer) after the cup began to move: a hand
 # that only rested a finger there sows on, one that dropped its seeds there stops.
@@ -878,8 +879,8 @@ class Referee:
         if tentative is not None and self._blip_undone(cell, pending, tentative):
             return True
         if cell in self.tentative:
-            if not pending.held and n < 1 - 2 * self.seed_cv():
-                return False  # light: confirmed once it has held (not fingers brushing past)
+            if not pending.held:
+                return False  # confirmed once it has held (not fingers brushing, or a strike)
             player = self.tentative[cell].step.player
             landed = self._landed_here(n, place, player)
             if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
