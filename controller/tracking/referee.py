@@ -67,12 +67,17 @@ REST_MAX_S = 12.0
 # landing guessed on the rise confirmed, once its level has held this long. (At 10 SPS a reading averages 100 ms: a brush
 # never settles, see sensing/detect.py, and a settled level is judged at once.)
 STRAY_HOLD_S = 0.05
-# ... unless a hand holding that many seeds takes no step for this long (or for
+# ... unless a hand holding just that many seeds takes no step for this long (or for
 # HAND_STOPPED_INTERVALS of its usual interval, if longer) after the cup began to move: a hand
-# that only rested a finger there sows on, one that dropped its seeds there stops.
+# that only rested a finger there sows on, one that let go of all its seeds there stops.
 HAND_STOPPED_S = 0.8
 HAND_STOPPED_INTERVALS = 2.0
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
+# A landing rings to 3-6 times the seed's weight for a moment, and a hand grabbing presses the
+# cup with 20-60 g (SIMULATION.md): a cup read further above its level than both is bearing a
+# forearm or a palm (see `Referee._arm_g`).
+RING_MAX_SEEDS = 6.0
+PRESS_MAX_G = 80.0
 # A grab presses 0.15 s before the seeds leave (SIMULATION.md): a cup back at its level this
 # soon after it rose had nothing land in it that a hand then took away.
 BLIP_S = 0.15
@@ -173,8 +178,8 @@ class Pending:
     onset_t: float  # when the cup began to move (the first change's onset)
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
     high_g: float = -math.inf  # the most the cup read meanwhile (a hand pressing to grab)
-    # Waited for as a hand resting, but as many seeds as a hand holds: they are its seeds if
-    # it takes no step for HAND_STOPPED_S (see `Referee._hand_stopped`).
+    # Waited for as a hand resting, but weighing as many seeds as a hand holds: they are its
+    # seeds if it takes no step for HAND_STOPPED_S (see `Referee._hand_stopped`).
     seeds_if_stopped: int = 0
     held: bool = False  # judged again once it held for STRAY_HOLD_S
 
@@ -354,6 +359,8 @@ class Referee:
             self.pending[cell].held = True
         if held and not batch.common_mode:
             self._explain_in_order(held)
+        if self.tentative:
+            self._arms_undone()  # (an arm on several cups reads like a knock: common mode)
         if not batch.common_mode:
             self._early_landings(t)
         for cell in list(self.pending):
@@ -446,6 +453,7 @@ class Referee:
             if due.kind is StepKind.SOW:
                 if (
                     detector.rise > 0.5 * self.seed_g
+                    and detector.peak <= self._arm_g()  # (see `_arms_undone`)
                     and detector.onset_t >= self._last_fell(due.player)
                     and not self._lift_due(due.at)
                     and not self._start_grab_pressing(due.at, detector.peak)
@@ -690,12 +698,15 @@ class Referee:
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
-        hand after all? A hand that holds as many has taken no step for HAND_STOPPED_S since
-        the cup began to move: had it only rested a finger there, it would have sown on."""
+        hand after all? A hand that holds just as many (it let go of all of them at once, not
+        a slip) has taken no step for HAND_STOPPED_S since the cup began to move: had it only
+        rested a finger there, it would have sown on. (A hand that pauses mid-sowing while a
+        finger rests elsewhere is waited for: a rest weighs as many seeds as it holds only by
+        chance.)"""
         k = pending.seeds_if_stopped
         if not k or self.now - pending.onset_t < HAND_STOPPED_S:
             return False
-        players = {p for p, hand in enumerate(self.game.hands) if hand.seeds >= k}
+        players = {p for p, hand in enumerate(self.game.hands) if hand.seeds == k}
         waited = self.now - pending.onset_t
         if any(waited < HAND_STOPPED_INTERVALS * self._interval(p) for p in players):
             return False
@@ -1817,6 +1828,28 @@ class Referee:
         self._feed_dropped()
         self._forget_stale_guesses()
         return True
+
+    def _arm_g(self) -> float:
+        """A cup read this far above its level is bearing a forearm or a palm: no seed's
+        ring, no grab's press."""
+        return max(PRESS_MAX_G, RING_MAX_SEEDS * self.seed_g)
+
+    def _arms_undone(self) -> None:
+        """Undo a landing guessed on the rise of a cup that goes on rising past `_arm_g`: a
+        forearm or palm settling on it, not a seed. Its change is judged as any other once
+        it settles (a hand resting, see `_resting_for`)."""
+        for cell, guess in list(self.tentative.items()):
+            detector = self.detector.cells[cell]
+            if (
+                cell in self.tentative  # (not forgotten with another)
+                and guess.step.kind is StepKind.SOW
+                and detector.active
+                and detector.peak > self._arm_g()
+            ):
+                del self.tentative[cell]
+                self._retract(cell, guess)
+                self._feed_dropped()
+                self._forget_stale_guesses()
 
     def _forget_stale_guesses(self) -> None:
         """Guesses taken after one that was undone, whose steps no longer fit, are no guesses
