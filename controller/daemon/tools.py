@@ -57,6 +57,9 @@ Out = Callable[[str], None]
 # -- calibrate ------------------------------------------------------------------------------------
 
 
+BUSY_RETRIES = 5
+
+
 def _wait_for(loop: BoardLoop, t: float) -> None:
     """Sleep until the loop's clock reaches `t` (the simulated clock may run faster)."""
     end = time.monotonic() + 60.0
@@ -69,8 +72,16 @@ def _act(loop: BoardLoop, actions: list[dict[str, Any]], hold: float | None = No
     wait until the board rests (or, with `hold`, that long while a weight stays on)."""
     if loop.sim is None or not actions:
         return
-    _wait_for(loop, loop.busy_until)
-    loop.link.command("sim_actions", {"actions": actions})
+    for attempt in range(BUSY_RETRIES):
+        _wait_for(loop, loop.busy_until)
+        try:
+            loop.link.command("sim_actions", {"actions": actions})
+            break
+        except CommandError:
+            # This thread reads the loop's clock between two of its turns; on a loaded
+            # machine the hands may still be busy when the command's turn comes: wait again.
+            if attempt == BUSY_RETRIES - 1:
+                raise
     _wait_for(loop, loop.now + hold if hold is not None else loop.busy_until + 1.2)
 
 
