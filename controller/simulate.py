@@ -17,7 +17,12 @@ from typing import Any
 
 from controller.board import BoardFileError, parse_board
 from controller.rules import OptionError, Rules, Step, StepFollower
-from controller.sensing.recording import Recording, RecordingError, RecordingSource
+from controller.sensing.recording import (
+    Recording,
+    RecordingError,
+    RecordingSource,
+    software_version,
+)
 from controller.sim import Scenario, Simulation, build_simulation
 from controller.tracking.referee import Referee
 from controller.tracking.session import latencies_ms, latency_summary, run_frames, start_referee
@@ -152,6 +157,12 @@ def recording_report(recording: Recording, referee: Referee | None) -> dict[str,
         found = differences("step", recording.live["steps"], steps, step_keys, period)
         found += differences("flag", recording.live["flags"], flags, ("kind", "at"), period)
         live = {"same": not found, "differences": found}
+        recorded_by, replayed_by = recording.header.get("software"), software_version()
+        if found and recorded_by != replayed_by:
+            live["why"] = (
+                f"recorded by {recorded_by}, replayed by {replayed_by}: the referee has changed "
+                "since, and the differences may be its changes"
+            )
     header = recording.header
     return {
         "recording": {

@@ -28,6 +28,7 @@ from controller.buttons import Buttons
 from controller.leds.backends import LedStrip
 from controller.rules import OptionError, StepFollower
 from controller.sensing.frames import Frame, SampleSource
+from controller.sensing.recording import software_version
 from controller.tracking.referee import RecognisedStep, Referee
 
 from .boardcheck import LevelWindow
@@ -55,7 +56,7 @@ from .notices import Notices
 from .notify import Notifier
 from .publisher import Publisher
 from .reactor import COMMAND_BUDGET_S, Handlers, LoopStats, Reactor
-from .recorder import Recorder, read_board_text, software_version
+from .recorder import Recorder, read_board_text
 from .session import GameSession, SessionParts
 from .simboard import SimBoard
 from .status import Core, DaemonCore

@@ -24,7 +24,6 @@ compresses and writes them on a thread of its own, so neither the loop nor the j
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import time
 from array import array
 from collections.abc import Callable, Iterator
@@ -50,14 +49,6 @@ BURST_MAX_S = 20.0  # ... and a burst of flags this long at most after its first
 ANCHOR_EVERY_S = 10.0
 REST_CHECK_S = 0.25  # how often the loop is asked to check for rest (it weighs a second)
 HEADROOM = 1.25  # the ring holds this much more than `seconds` at the nominal rate
-
-
-def software_version() -> str:
-    """The installed package's version, for a recording's header."""
-    try:
-        return f"sowboard {importlib.metadata.version('sowboard')}"
-    except importlib.metadata.PackageNotFoundError:
-        return "sowboard (version unknown)"
 
 
 def read_board_text(board: Board) -> str:

@@ -33,6 +33,8 @@ controller.sensing.recording.RecordingError: r.jsonl.gz: the file is cut short o
 from __future__ import annotations
 
 import gzip
+import hashlib
+import importlib.metadata
 import json
 import zlib
 from collections.abc import Callable, Iterator
@@ -207,3 +209,25 @@ class RecordingSource:
 
     def close(self) -> None:
         self._closed = True
+
+
+def software_version() -> str:
+    """The installed package's version and the referee's fingerprint, for a recording's
+    header: a replay is the live run again only with the same referee (see
+    `referee_fingerprint`)."""
+    try:
+        version = importlib.metadata.version("sowboard")
+    except importlib.metadata.PackageNotFoundError:
+        version = "(version unknown)"
+    return f"sowboard {version} (referee {referee_fingerprint()})"
+
+
+def referee_fingerprint() -> str:
+    """A digest of the code that turns frames into steps and flags (the tracking package and
+    the detector): the package version does not change with every commit, and a replay by a
+    changed referee may raise a flag a few frames later than it was raised live."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in [*sorted((root / "tracking").glob("*.py")), root / "sensing" / "detect.py"]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]

@@ -110,7 +110,11 @@ def test_simulate_frames_says_when_the_replay_differs(
     text[-1] = json.dumps(live) + "\n"
     assert main(["simulate", "--frames", str(write(tmp_path / "d.jsonl.gz", text))]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert report["live"] == {"same": False, "differences": ["0 flags live, 1 replayed"]}
+    live = report["live"]
+    assert (live["same"], live["differences"]) == (False, ["0 flags live, 1 replayed"])
+    # Made by another referee than this one: the report says the difference may be its change.
+    assert live["why"].startswith("recorded by sowboard 0.1.0, replayed by sowboard 0.1.0 (")
+    assert "the referee has changed since" in live["why"]
 
 
 def test_simulate_needs_a_scenario_or_frames(capsys: pytest.CaptureFixture[str]) -> None:
