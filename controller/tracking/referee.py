@@ -1190,14 +1190,16 @@ class Referee:
         self.landed_t[cell] = t
 
     def _settled_again(self, cell: int, pending: Pending) -> bool:
-        """Take a fall of under half a seed as the cup's last settling after a landing, if
+        """Take a change of under half a seed as the cup's last settling after a landing, if
         it is one (True). A level can settle while the impact still rings (a seed landing
-        just as the cup comes to rest), and settle again a fraction of a seed lower. If the
-        landing was weighed, what it leaves must be a whole seed (within a quarter): a light
-        seed taken out leaves about half of one. If it is, the landing's mass is corrected."""
+        just as the cup comes to rest), and settle again a fraction of a seed lower; at 10 SPS
+        it can settle on a ramp that fingers brushing the cup just left, and settle again a
+        fraction higher. If the landing was weighed, what it makes must be a whole seed
+        (within a quarter): a light seed taken out leaves about half of one. If it is, the
+        landing's mass is corrected."""
         landed = self.landed_t.get(cell)
         n = self._seeds(pending.net_g)
-        if landed is None or pending.onset_t - landed >= SETTLING_S or not -0.5 < n < 0:
+        if landed is None or pending.onset_t - landed >= SETTLING_S or not -0.5 < n < 0.5:
             return False
         landing = self.last_landing.get(cell)
         if landing is None or landing[0] < landed:
