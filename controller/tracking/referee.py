@@ -991,6 +991,8 @@ class Referee:
             return True
         if self._one_seed(n) and self._landing_carried(cell, place, pending):
             return True
+        if self._settled_again(cell, pending):
+            return True  # the last of a landing settling: nothing more moved
         if (
             self._one_seed(n)
             and pending.held  # (judged again once it has held: `follow`)
@@ -1190,22 +1192,28 @@ class Referee:
         self.landed_t[cell] = t
 
     def _settled_again(self, cell: int, pending: Pending) -> bool:
-        """Take a change of under half a seed as the cup's last settling after a landing, if
-        it is one (True). A level can settle while the impact still rings (a seed landing
-        just as the cup comes to rest), and settle again a fraction of a seed lower; at 10 SPS
-        it can settle on a ramp that fingers brushing the cup just left, and settle again a
-        fraction higher. If the landing was weighed, what it makes must be a whole seed
-        (within a quarter): a light seed taken out leaves about half of one. If it is, the
+        """Take a small change as the cup's last settling after a landing, if it is one
+        (True). A level can settle while the impact still rings (a seed landing just as the
+        cup comes to rest), and settle again a fraction of a seed lower; at 10 SPS it can
+        settle part way, on a ramp that fingers brushing the cup were just leaving, and
+        settle again higher. A change under half a seed must leave the landing a whole seed
+        (within a quarter: a light seed taken out leaves about half of one); a larger rise
+        must make a landing weighed lighter than a seed (1 - 2 CV) one seed. If so, the
         landing's mass is corrected."""
         landed = self.landed_t.get(cell)
         n = self._seeds(pending.net_g)
-        if landed is None or pending.onset_t - landed >= SETTLING_S or not -0.5 < n < 0.5:
+        if landed is None or pending.onset_t - landed >= SETTLING_S or n <= -0.5 or n == 0:
             return False
         landing = self.last_landing.get(cell)
-        if landing is None or landing[0] < landed:
-            return True  # (two seeds landed: no single mass was taken from them)
+        weighed = landing is not None and landing[0] >= landed
+        if not weighed:
+            return n < 0  # (two seeds landed: no single mass was taken from them)
+        assert landing is not None
         left = self._seeds(landing[1] + pending.net_g)
-        if round(left) < 1 or abs(left - round(left)) > 0.25:
+        whole = round(left) >= 1 and abs(left - round(left)) <= 0.25
+        # (settled part way: the landing and this rise are one seed, as heavy as seeds come)
+        part_way = n > 0 and self._seeds(landing[1]) < 1 - 2 * self.seed_cv()
+        if not (whole and n < 0.5) and not (part_way and self._one_seed(left)):
             return False
         grams = landing[1] + pending.net_g
         if self.single_seeds and self.single_seeds[-1] == landing[1]:
