@@ -444,9 +444,11 @@ class Referee:
             if due.at is None:
                 continue
             cell = self.cell_of[due.at]
+            detector = self.detector.cells[cell]
+            if detector.active and self._came_to_nothing(cell, due):
+                del self.pending[cell]  # judged now: it moved nothing
             if cell in self.tentative or cell in self.pending or cell in self.lifting:
                 continue  # (a pit still being lifted is taken once its cup settles empty)
-            detector = self.detector.cells[cell]
             if not detector.active:
                 continue
             before = self.game.copy()
@@ -475,6 +477,20 @@ class Referee:
                     self.tentative[cell] = Tentative(t, before, step)
                     return True
         return False
+
+    def _came_to_nothing(self, cell: int, due: Step) -> bool:
+        """Is the change waiting at a cup where a seed is due now one that went away again
+        (fingers brushing it, a hand resting and lifting off), the cup moving anew? Then the
+        seed landing is to be seen on its rise, not only once it settles. (Not where a take is
+        due as well: a seed landing and lifted with the pit nets to nothing too.)"""
+        pending = self.pending.get(cell)
+        return (
+            pending is not None
+            and due.kind is StepKind.SOW
+            and abs(self._seeds(pending.net_g)) < MIN_SEED
+            and cell not in self.tentative
+            and not self._due_at(due.at, *TAKES)
+        )
 
     def _last_fell(self, player: int) -> float:
         """When `player`'s last seed taken fell, less one reading: a hand drops its seeds one
