@@ -1269,7 +1269,7 @@ class Referee:
         ):
             return True
         take = self._expected_at(place, *TAKES)
-        if take is None:
+        if take is None or not self._same_hand_or_two(take, tentative.step):
             return False
         if not after:
             self._take(cell, place, self.seed_g - pending.net_g, t, guessed=1)
@@ -1280,6 +1280,13 @@ class Referee:
         return self._taken_then_other_seed(
             cell, place, take, lifted_g, pending, 1, question, still_lifting
         )
+
+    def _same_hand_or_two(self, take: Step, sow: Step) -> bool:
+        """May a pit be taken at once after a seed guessed there? By the hand that sowed it (a
+        relay or capture), or by either hand while two play at once; a player starting the
+        next move does not lift the cup the last seed has not settled in yet (a palm that
+        rested on the cup and lifted off nets to nothing too)."""
+        return take.player == sow.player or len(self.game.active_players()) >= 2
 
     def _sown_first(self, cell: int, place: Place) -> bool:
         """A hand's last seed is due at `place` and it would lift the pit again (a relay or
