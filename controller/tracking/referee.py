@@ -906,8 +906,10 @@ class Referee:
         if tentative is not None and self._blip_undone(cell, pending, tentative):
             return True
         if cell in self.tentative:
-            if not pending.held:
-                return False  # confirmed once it has held (not fingers brushing, or a strike)
+            if not pending.held and len(self.game.active_players()) < 2:
+                # Confirmed once it has held (not fingers brushing, or a strike); not with two
+                # hands racing, whose seeds fall in one cup closer together than that.
+                return False
             player = self.tentative[cell].step.player
             landed = self._landed_here(n, place, player)
             if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
