@@ -32,7 +32,7 @@ from typing import Any
 from controller.board import BoardMapping
 from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
-from controller.sensing.detect import BoardDetector, Settled
+from controller.sensing.detect import BoardDetector, Event, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
 
 from .orders import OrderSearch
@@ -326,37 +326,10 @@ class Referee:
         blocked = self._blocked()
         self._sensor_faults(frame)
         batch = self.detector.update(t, frame.raw)
-        settled: list[int] = []
-        for event in batch.events:
-            if isinstance(event, Settled) and event.cell in self.fault_flags:
-                continue  # a faulty cell's changes are not seeds; play goes on elsewhere
-            if isinstance(event, Settled):
-                settled.append(event.cell)
-                self.last_activity = t
-                self._account(event.cell, event.change_g)
-                pending = self.pending.get(event.cell)
-                # (A press may settle for a moment too: then it is a level of its own.)
-                high = max(event.level_g, event.level_g - event.change_g + event.peak_g)
-                if pending is None:
-                    self.pending[event.cell] = Pending(
-                        t, t, event.change_g, event.level_g, event.onset_t, high_g=high
-                    )
-                else:
-                    pending.last_t = t
-                    pending.held = False
-                    pending.high_g = max(pending.high_g, high)
-                    pending.net_g += event.change_g
-                    pending.level_g = event.level_g
+        settled = self._take_settled_changes(batch.events, t)
         if settled and not batch.common_mode:
             self._explain_in_order(settled)
-        hold = 0.0 if self.detector.slow else STRAY_HOLD_S
-        held = [
-            c
-            for c, p in self.pending.items()
-            if not p.held and t - p.last_t >= hold and not self.detector.cells[c].active
-        ]
-        for cell in held:
-            self.pending[cell].held = True
+        held = self._newly_held(t)
         if held and not batch.common_mode:
             self._explain_in_order(held)
         if self.tentative:
@@ -365,15 +338,7 @@ class Referee:
             self._early_landings(t)
         for cell in list(self.pending):
             pending = self.pending[cell]
-            if (
-                t - pending.last_t >= self.hold_s
-                and (
-                    t >= pending.patience_until
-                    or self._gone(pending)
-                    or self._hand_stopped(pending)
-                )
-                and not self.detector.cells[cell].active
-            ):
+            if self._due_for_judgement(cell, pending, t):
                 del self.pending[cell]
                 self._explain_late(cell, pending)
                 self._feed_dropped()
@@ -390,6 +355,53 @@ class Referee:
         elif t - self.last_activity >= self.rest_check_s:
             self._check_at_rest(t)
         self._publish(t)
+
+    def _take_settled_changes(self, events: list[Event], t: float) -> list[int]:
+        """Add this frame's settled changes to what waits to be judged at each cell (a
+        faulty cell's changes are no seeds: play goes on elsewhere); the cells they came at."""
+        settled: list[int] = []
+        for event in events:
+            if not isinstance(event, Settled) or event.cell in self.fault_flags:
+                continue
+            settled.append(event.cell)
+            self.last_activity = t
+            self._account(event.cell, event.change_g)
+            pending = self.pending.get(event.cell)
+            # (A press may settle for a moment too: then it is a level of its own.)
+            high = max(event.level_g, event.level_g - event.change_g + event.peak_g)
+            if pending is None:
+                self.pending[event.cell] = Pending(
+                    t, t, event.change_g, event.level_g, event.onset_t, high_g=high
+                )
+            else:
+                pending.last_t = t
+                pending.held = False
+                pending.high_g = max(pending.high_g, high)
+                pending.net_g += event.change_g
+                pending.level_g = event.level_g
+        return settled
+
+    def _newly_held(self, t: float) -> list[int]:
+        """Cells whose waiting change has now held its level for STRAY_HOLD_S (at 80 SPS; at
+        10 SPS at once), still at rest: judged again (see STRAY_HOLD_S)."""
+        hold = 0.0 if self.detector.slow else STRAY_HOLD_S
+        held = [
+            c
+            for c, p in self.pending.items()
+            if not p.held and t - p.last_t >= hold and not self.detector.cells[c].active
+        ]
+        for cell in held:
+            self.pending[cell].held = True
+        return held
+
+    def _due_for_judgement(self, cell: int, pending: Pending, t: float) -> bool:
+        """Has a waiting change held for `hold_s`, its cup at rest, and no reason to wait
+        longer (a weight that may be a hand resting: `_resting_for`)?"""
+        return (
+            t - pending.last_t >= self.hold_s
+            and (t >= pending.patience_until or self._gone(pending) or self._hand_stopped(pending))
+            and not self.detector.cells[cell].active
+        )
 
     def snapshot(self) -> Referee:
         """A copy to replay frames on: it shares the rules, the board mapping and the steps
