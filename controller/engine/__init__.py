@@ -1,0 +1,1 @@
+"""The computer opponent: batch random playouts (`batch`) and the players of each level."""
