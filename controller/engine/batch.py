@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,13 +37,14 @@ import numpy.typing as npt
 from controller.rules import Game, Position, PositionHistory, Rules, Termination
 
 Ints = npt.NDArray[np.int64]
+Seeds = npt.NDArray[np.int16]  # boards: 16 bits hold any game (at most 32 pits of 100 seeds)
 Bools = npt.NDArray[np.bool_]
 
 DRAW = 2  # `winners` entry of a drawn game
-# Positions kept per game for the cycle rule before `Game` takes the game over. The history array
-# starts small and doubles while a game needs it: most games capture every few moves.
-HISTORY = 256
-_FIRST_HISTORY = 8
+# Positions kept per game for the cycle rule. Most games capture every few moves (which clears
+# it); one that goes on longer without leaves the batch for the per-move fast path.
+HISTORY = 128  # random oware: 1 game in 500 goes longer
+_LENGTH_CLASSES = (4, 16, 48, HISTORY)
 
 # Termination codes in `BatchResult.terminations`, in the order of `Termination`.
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)
@@ -58,7 +60,7 @@ class BatchResult:
     game's pits in order when the playouts were asked to record them.
     """
 
-    boards: Ints
+    boards: Seeds
     winners: npt.NDArray[np.int8]
     terminations: npt.NDArray[np.int8]
     moves: Ints
@@ -138,24 +140,27 @@ class BatchRules:
         self.pack_groups = [places[i : i + per_word] for i in range(0, len(places), per_word)]
         self.pack_shifts = [np.array([bits * j for j in range(len(g))]) for g in self.pack_groups]
         self.pack_bits = bits
+        # Odd multipliers that mix the words into one hash word (wrapping int64 arithmetic).
+        mix = np.random.default_rng(14).integers(1, 2**62, len(self.pack_groups)) | 1
+        self.pack_mix = mix.astype(np.int64)
 
     # -- starting boards ------------------------------------------------------------------------
 
-    def start_boards(self, count: int) -> Ints:
+    def start_boards(self, count: int) -> Seeds:
         """`count` copies of the start position."""
         return self.boards_from([self.rules.start_board()] * count)
 
-    def boards_from(self, boards: list[list[int]]) -> Ints:
+    def boards_from(self, boards: list[list[int]]) -> Seeds:
         """Flat `Rules` boards as a batch array (with the spare column)."""
-        out = np.zeros((len(boards), self.width), np.int64)
-        out[:, : self.rules.size] = np.array(boards, np.int64).reshape(len(boards), -1)
+        out = np.zeros((len(boards), self.width), np.int16)
+        out[:, : self.rules.size] = np.array(boards, np.int16).reshape(len(boards), -1)
         return out
 
     # -- playouts -------------------------------------------------------------------------------
 
     def playouts(
         self,
-        boards: Ints,
+        boards: Seeds,
         to_move: npt.NDArray[np.integer],
         *,
         seed: int | None = None,
@@ -173,7 +178,7 @@ class BatchRules:
                 f"a board holds more than {self.total} seeds: give BatchRules seeds_in_game"
             )
         rng = rng if rng is not None else np.random.default_rng(seed)
-        run = _Run(self, boards.astype(np.int64, copy=True), to_move, rng, record)
+        run = _Run(self, boards.astype(np.int16, copy=True), to_move, rng, record)
         return run.play()
 
 
@@ -183,7 +188,7 @@ class _Run:
     def __init__(
         self,
         batch: BatchRules,
-        boards: Ints,
+        boards: Seeds,
         to_move: npt.NDArray[np.integer],
         rng: np.random.Generator,
         record: bool,
@@ -196,13 +201,16 @@ class _Run:
         self.out_terms = np.zeros(count, np.int8)
         self.out_moves = np.zeros(count, np.int64)
         self.played: list[list[int]] | None = [[] for _ in range(count)] if record else None
+        self.py_random = random.Random(int(rng.integers(2**62))).random  # for `Game`
         self.board = boards
         self.player = np.asarray(to_move, np.int64).copy()
         self.ids = np.arange(count)
         self.moves = np.zeros(count, np.int64)
         self.cycle = batch.rules.options.cycle != "none"
         if self.cycle:
-            self.hist = np.zeros((count, _FIRST_HISTORY, len(batch.pack_groups)), np.int64)
+            # By game id: rows are compacted as games end, histories are not.
+            self.hist = np.zeros((count, HISTORY, len(batch.pack_groups)), np.int64)
+            self.hist_hash = np.zeros((count, HISTORY), np.int64)
             self.hist_len = np.zeros(count, np.int64)
             self.hist_stored = self._stored(self.board)
             self._remember(np.arange(count))
@@ -227,7 +235,7 @@ class _Run:
         self.moves += 1
         extra = _apply(self.b, self.board, self.player, pits)[0]
         candidate = np.where(extra, self.player, 1 - self.player)
-        terms = self._settle(candidate)
+        terms = self._settle(candidate, *_row_totals(self.b, self.board))
         if self.cycle:
             self._cycle_check(terms)
         done = terms >= 0
@@ -241,11 +249,12 @@ class _Run:
         pits: Ints = (np.cumsum(legal, axis=1) <= r[:, None]).sum(axis=1)
         return pits
 
-    def _settle(self, candidate: Ints) -> npt.NDArray[np.int8]:
-        """As `Rules.settle`: the next player, or a termination code (-1: the game goes on)."""
+    def _settle(self, candidate: Ints, r0: Ints, r1: Ints) -> npt.NDArray[np.int8]:
+        """As `Rules.settle`: the next player, or a termination code (-1: the game goes on).
+
+        `r0`, `r1`: the seeds in each row."""
         b, board = self.b, self.board
         options = b.rules.options
-        r0, r1 = _row_totals(b, board)
         terms = np.full(len(board), -1, np.int8)
         end = options.end
         if end == "side_empty":
@@ -267,19 +276,20 @@ class _Run:
             terms[going & (here == 0) & (there == 0)] = _CODE[Termination.NO_MOVE]
             player = np.where(here == 0, 1 - candidate, candidate)
         self.player = player
-        self.legal = self._legal(board, player)
+        self.legal = self._legal(board, player, (r0, r1))
         if options.must_feed:
             stuck = (terms < 0) & ~self.legal.any(axis=1)
             terms[stuck] = _CODE[Termination.CANNOT_FEED]
         return terms
 
-    def _legal(self, board: Ints, player: Ints) -> Bools:
-        """As `Rules.legal_moves`, as a mask of pits per game."""
+    def _legal(self, board: Seeds, player: Ints, totals: tuple[Ints, Ints] | None = None) -> Bools:
+        """As `Rules.legal_moves`, as a mask of pits per game (`totals`: the row totals)."""
         b = self.b
         options = b.rules.options
-        legal: Bools = np.take_along_axis(board, b.pit_index[player], axis=1) > 0
+        n = b.n
+        legal: Bools = np.where(player[:, None] == 0, board[:, :n], board[:, n + 1 : 2 * n + 1]) > 0
         if options.must_feed:
-            r0, r1 = _row_totals(b, board)
+            r0, r1 = totals if totals is not None else _row_totals(b, board)
             hungry = np.nonzero(np.where(player == 0, r1, r0) == 0)[0]
             if len(hungry):
                 feeds, _ = _try_every_pit(b, board[hungry], player[hungry], legal[hungry])
@@ -293,12 +303,14 @@ class _Run:
 
     # -- the cycle rule -------------------------------------------------------------------------
 
-    def _stored(self, board: Ints) -> Ints:
-        return board[:, self.b.stores[0]] + board[:, self.b.stores[1]]
+    def _stored(self, board: Seeds) -> Ints:
+        stores = board[:, self.b.stores].astype(np.int64)
+        stored: Ints = stores.sum(axis=1)
+        return stored
 
     def _pack(self, rows: Ints) -> Ints:
         b = self.b
-        board = self.board[rows].copy()
+        board = self.board[rows].astype(np.int64)
         board[:, b.spare] = self.player[rows]
         return np.stack(
             [
@@ -309,25 +321,39 @@ class _Run:
         )
 
     def _remember(self, rows: Ints) -> Bools:
-        """As `PositionHistory.remember` for the games `rows`: True where a position repeats."""
+        """As `PositionHistory.remember` for the games `rows`: True where a position repeats.
+
+        Each game's history is indexed by its id (never compacted). A one-word hash of each
+        position is compared first, over only as many entries as the games of a length class
+        hold; a hash that matches is checked on the whole key.
+        """
+        ids = self.ids[rows]
         stored = self._stored(self.board[rows])
-        changed = stored != self.hist_stored[rows]
-        self.hist_len[rows[changed]] = 0
-        self.hist_stored[rows] = stored
+        changed = stored != self.hist_stored[ids]
+        self.hist_len[ids[changed]] = 0
+        self.hist_stored[ids] = stored
         keys = self._pack(rows)
-        lengths = self.hist_len[rows]
-        used = int(lengths.max()) if len(rows) else 0
-        seen = (self.hist[rows, :used] == keys[:, None, :]).all(axis=2)
-        seen &= np.arange(used)[None, :] < lengths[:, None]
-        repeat: Bools = seen.any(axis=1)
-        fresh = rows[~repeat]
-        full = self.hist_len[fresh] >= HISTORY
-        if used == self.hist.shape[1] and used < HISTORY:
-            self.hist = np.concatenate([self.hist, np.zeros_like(self.hist)], axis=1)
-        put = fresh[~full]
-        self.hist[put, self.hist_len[put]] = keys[~repeat][~full]
-        self.hist_len[put] += 1
-        self.overflow = fresh[full]
+        hashes = keys @ self.b.pack_mix
+        lengths = self.hist_len[ids]
+        repeat = np.zeros(len(rows), np.bool_)
+        low = 0
+        for cap in _LENGTH_CLASSES:
+            cls = np.nonzero((lengths > low) & (lengths <= cap))[0]
+            low = cap
+            if not len(cls):
+                continue
+            hits = self.hist_hash[ids[cls], :cap] == hashes[cls, None]
+            hits &= np.arange(cap)[None, :] < lengths[cls, None]
+            k, j = np.nonzero(hits)
+            same = (self.hist[ids[cls[k]], j] == keys[cls[k]]).all(axis=1)
+            repeat[cls[k[same]]] = True
+        fresh = ~repeat
+        full = fresh & (lengths >= HISTORY)
+        put = np.nonzero(fresh & ~full)[0]
+        self.hist[ids[put], lengths[put]] = keys[put]
+        self.hist_hash[ids[put], lengths[put]] = hashes[put]
+        self.hist_len[ids[put]] += 1
+        self.overflow = rows[full]
         return repeat
 
     def _cycle_check(self, terms: npt.NDArray[np.int8]) -> None:
@@ -339,26 +365,30 @@ class _Run:
             terms[row] = 100  # finished by `Game`: only to be taken out of the batch
 
     def _finish_one_by_one(self, row: int) -> None:
-        """Hand a game with a long history to the per-move engine, history and all."""
+        """Hand a game with a long history to the per-move engine, history and all: its fast
+        path, or move by move when the moves are recorded."""
         b, rules = self.b, self.b.rules
         board = self.board[row, : rules.size].tolist()
         player = int(self.player[row])
         game = Game(rules, start=Position.from_board(rules, board, player))
         history = PositionHistory()
-        history.stored = int(self.hist_stored[row])
-        for words in self.hist[row, : self.hist_len[row]]:
+        game_id = int(self.ids[row])
+        history.stored = int(self.hist_stored[game_id])
+        for words in self.hist[game_id, : self.hist_len[game_id]]:
             history.seen.add(self._unpack(words, board))
         history.seen.add((*board, player))
         game.history = history
-        game_id = int(self.ids[row])
         moves = 0
+        if self.played is None:
+            moves = game.random_playout(self.py_random)
         while game.outcome is None:
             legal = game.legal_moves()
-            pit = legal[int(self.rng.integers(len(legal)))]
+            pit = legal[int(self.py_random() * len(legal))]
             game.play(pit)
             moves += 1
             if self.played is not None:
                 self.played[game_id].append(pit)
+        assert game.outcome is not None
         self.out_boards[game_id, : rules.size] = game.board
         self.out_boards[game_id, b.spare] = 0
         outcome = game.outcome
@@ -395,21 +425,17 @@ class _Run:
         self.legal = self.legal[keep]
         self.ids = self.ids[keep]
         self.moves = self.moves[keep]
-        if self.cycle:
-            self.hist = self.hist[keep]
-            self.hist_len = self.hist_len[keep]
-            self.hist_stored = self.hist_stored[keep]
 
 
 # -- whole moves on many boards ---------------------------------------------------------------
 
 
-def _row_totals(b: BatchRules, board: Ints) -> tuple[Ints, Ints]:
+def _row_totals(b: BatchRules, board: Seeds) -> tuple[Ints, Ints]:
     n = b.n
     return board[:, :n].sum(axis=1), board[:, n + 1 : 2 * n + 1].sum(axis=1)
 
 
-def _apply(b: BatchRules, board: Ints, player: Ints, pits: Ints) -> tuple[Bools, Bools]:
+def _apply(b: BatchRules, board: Seeds, player: Ints, pits: Ints) -> tuple[Bools, Bools]:
     """As `Rules.apply_move` on every row (in place): (extra turn, would be a grand slam).
 
     "Would be a grand slam" is `Rules._would_grand_slam`: the capture run takes every seed of
@@ -417,7 +443,9 @@ def _apply(b: BatchRules, board: Ints, player: Ints, pits: Ints) -> tuple[Bools,
     """
     rows = np.arange(len(board))
     start = b.pit_index[player, pits]
-    last = _lap(b, board, rows, player, start)
+    seeds = board[rows, start]
+    board += b.sow[player, start, seeds]
+    last: Ints = b.last[player, start, seeds]
     own_store = b.stores[player]
     if b.rules.options.laps == "relay":
         # A relay goes on from a pit that held seeds before the last one fell.
@@ -435,7 +463,7 @@ def _apply(b: BatchRules, board: Ints, player: Ints, pits: Ints) -> tuple[Bools,
     return in_store & b.rules.options.extra_turn, slams
 
 
-def _lap(b: BatchRules, board: Ints, rows: Ints, player: Ints, start: Ints) -> Ints:
+def _lap(b: BatchRules, board: Seeds, rows: Ints, player: Ints, start: Ints) -> Ints:
     """Lift `start` and sow it once round (the rows `rows`); where each last seed fell."""
     seeds = board[rows, start]
     board[rows] += b.sow[player, start, seeds]
@@ -444,7 +472,7 @@ def _lap(b: BatchRules, board: Ints, rows: Ints, player: Ints, start: Ints) -> I
 
 
 def _capture_opposite(
-    b: BatchRules, board: Ints, player: Ints, last: Ints, in_store: Bools
+    b: BatchRules, board: Seeds, player: Ints, last: Ints, in_store: Bools
 ) -> None:
     rows = np.arange(len(board))
     hit = ~in_store & b.own_row[player, last] & (board[rows, last] == 1)
@@ -467,7 +495,7 @@ def _capture_opposite(
     board[rows, opposite] = 0
 
 
-def _capture_counts(b: BatchRules, board: Ints, player: Ints, last: Ints) -> Bools:
+def _capture_counts(b: BatchRules, board: Seeds, player: Ints, last: Ints) -> Bools:
     """Oware's capture on every row; returns where the run would take the whole opposing row."""
     walk = b.back[player, last]  # (games, n): the pits the run may take, in order
     seeds = np.take_along_axis(board, walk, axis=1)
@@ -484,7 +512,7 @@ def _capture_counts(b: BatchRules, board: Ints, player: Ints, last: Ints) -> Boo
     return slams
 
 
-def _try_every_pit(b: BatchRules, board: Ints, player: Ints, legal: Bools) -> tuple[Bools, Bools]:
+def _try_every_pit(b: BatchRules, board: Seeds, player: Ints, legal: Bools) -> tuple[Bools, Bools]:
     """Each open pit played on a copy: (does it feed the opponent, would it be a grand slam)."""
     n = b.n
     game, pit = np.nonzero(legal)
@@ -499,7 +527,7 @@ def _try_every_pit(b: BatchRules, board: Ints, player: Ints, legal: Bools) -> tu
     return feeds, slam
 
 
-def _sweep(b: BatchRules, board: Ints, terms: npt.NDArray[np.int8]) -> None:
+def _sweep(b: BatchRules, board: Seeds, terms: npt.NDArray[np.int8]) -> None:
     """As `Rules.apply_sweep` on ended games (a cycle always sweeps to the owner)."""
     n = b.n
     r0, r1 = _row_totals(b, board)
