@@ -4,9 +4,14 @@
 second. Here every game of a batch is a row of one integer array and each move of every game is
 a handful of array operations:
 
-- a lap is one table look-up: `sow[player, start, seeds]` is the whole change a lap of `seeds`
-  seeds from `start` makes to the board (the lifted pit included), `last[...]` where it ends.
-  Relays (congkak) repeat the look-up for the games whose last seed fell in a full pit;
+- a lap is one table look-up: a row of `sow` is the whole change a lap of `seeds` seeds from
+  `start` makes to the board (the lifted pit included), `last` says where it ends. Relays
+  (congkak) repeat the look-up for the games whose last seed fell in a full pit;
+- the boards are float32 (exact for whole numbers far beyond any game): row totals, stores,
+  the pits of the player to move and the random choice among them are products with small
+  0/1 matrices, which BLAS (on one thread) does many times faster than numpy's reductions
+  over short rows;
+  single places are read and written through the flat array (`np.take`, `np.put`);
 - captures, turn order, passes, the end rules and sweeps are masks over the batch;
 - must-feed and forbidden grand slams are decided by trying every pit on copies of the boards,
   exactly as `Rules.legal_moves` does one at a time;
@@ -33,11 +38,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import threadpool_limits
 
 from controller.rules import Game, Position, PositionHistory, Rules, Termination
 
 Ints = npt.NDArray[np.int64]
-Seeds = npt.NDArray[np.int16]  # boards: 16 bits hold any game (at most 32 pits of 100 seeds)
+Seeds = npt.NDArray[np.int16]  # boards given and returned: 16 bits hold any game
+Board = npt.NDArray[np.float32]  # boards while playing
+Floats = npt.NDArray[np.float32]
 Bools = npt.NDArray[np.bool_]
 
 DRAW = 2  # `winners` entry of a drawn game
@@ -87,6 +95,7 @@ class BatchRules:
         self.pit_index = np.array([[rules.index(p, i) for i in range(n)] for p in (0, 1)])
         self._build_sowing()
         self._build_captures()
+        self._build_matrices()
         self.counts_mask = np.zeros(self.total + 2, np.bool_)
         for c in options.capture_counts:
             if c <= self.total:
@@ -95,22 +104,29 @@ class BatchRules:
 
     # -- tables ---------------------------------------------------------------------------------
 
+    def code(self, player: Ints, start: Ints, seeds: Ints) -> Ints:
+        """The row of `sow` and `last` for a lap of `seeds` seeds of `player` from `start`."""
+        code: Ints = (player * self.width + start) * (self.total + 1) + seeds
+        return code
+
     def _build_sowing(self) -> None:
-        """`sow[p, start, s]`: the change of a lap of s seeds; `last[p, start, s]`: its end."""
+        """`sow[code]`: the change a lap makes to the board; `last[code]`: where it ends."""
         rules, width, total = self.rules, self.width, self.total
         seeds = np.arange(total + 1)
-        self.sow = np.zeros((2, width, total + 1, width), np.int16)
-        self.last = np.full((2, width, total + 1), self.spare, np.int64)
+        sow = np.zeros((2, width, total + 1, width), np.float32)
+        last = np.full((2, width, total + 1), self.spare, np.int64)
         for p in (0, 1):
             for start, seq in rules.lap_sequences[p].items():
                 length = len(seq)
                 order = np.arange(length)
                 # Place k of the lap gets one seed per time round the lap that reaches it.
                 drops = np.maximum(0, (seeds[:, None] - order[None, :] + length - 1) // length)
-                table = self.sow[p, start]  # (seeds, places), a view
+                table = sow[p, start]  # (seeds, places), a view
                 table[:, list(seq)] = drops
-                table[:, start] -= seeds.astype(np.int16)
-                self.last[p, start, 1:] = np.array(seq)[(seeds[1:] - 1) % length]
+                table[:, start] -= seeds
+                last[p, start, 1:] = np.array(seq)[(seeds[1:] - 1) % length]
+        self.sow = sow.reshape(-1, width)
+        self.last = last.reshape(-1)
 
     def _build_captures(self) -> None:
         rules, width, spare = self.rules, self.width, self.spare
@@ -132,14 +148,36 @@ class BatchRules:
                     k -= 1
                 self.back[p, idx, : len(walk)] = walk
 
+    def _build_matrices(self) -> None:
+        """0/1 matrices: board @ totals = (row 0, row 1, store 0, store 1); board @ pits = both
+        rows' pits; legal @ upto = running count of open pits; legal @ ones = their number."""
+        n, width = self.n, self.width
+        self.totals = np.zeros((width, 4), np.float32)
+        self.pits = np.zeros((width, 2 * n), np.float32)
+        for p in (0, 1):
+            self.totals[self.pit_index[p], p] = 1
+            self.totals[self.stores[p], 2 + p] = 1
+            self.pits[self.pit_index[p], np.arange(n) + p * n] = 1
+        self.upto = np.triu(np.ones((n, n), np.float32))
+        self.ones = np.ones(n, np.float32)
+
     def _build_packing(self) -> None:
-        """Positions for the cycle rule as a few int64 words: pits and the player to move."""
+        """Positions for the cycle rule as a few words of 52 bits: pits and the player to move.
+
+        `board @ pack` makes the words (exact in float64: no field carries into the next);
+        the player, kept in no column, is added as `player * pack_player`.
+        """
         bits = max(1, self.total.bit_length())
-        per_word = max(1, 62 // bits)
+        per_word = max(1, 52 // bits)
         places = [*self.pit_index[0], *self.pit_index[1], self.spare]  # spare: the player
         self.pack_groups = [places[i : i + per_word] for i in range(0, len(places), per_word)]
-        self.pack_shifts = [np.array([bits * j for j in range(len(g))]) for g in self.pack_groups]
         self.pack_bits = bits
+        self.pack = np.zeros((self.width, len(self.pack_groups)), np.float64)
+        for w, group in enumerate(self.pack_groups):
+            for j, idx in enumerate(group):
+                self.pack[idx, w] = 2.0 ** (bits * j)
+        self.pack_player = self.pack[self.spare].copy()
+        self.pack[self.spare] = 0
         # Odd multipliers that mix the words into one hash word (wrapping int64 arithmetic).
         mix = np.random.default_rng(14).integers(1, 2**62, len(self.pack_groups)) | 1
         self.pack_mix = mix.astype(np.int64)
@@ -178,8 +216,11 @@ class BatchRules:
                 f"a board holds more than {self.total} seeds: give BatchRules seeds_in_game"
             )
         rng = rng if rng is not None else np.random.default_rng(seed)
-        run = _Run(self, boards.astype(np.int16, copy=True), to_move, rng, record)
-        return run.play()
+        # The matrices are small: BLAS threads cost more to wake than they save, the more so
+        # on a busy Pi (three times slower on a loaded two-CPU PC).
+        with threadpool_limits(1, "blas"):
+            run = _Run(self, boards.astype(np.float32), to_move, rng, record)
+            return run.play()
 
 
 class _Run:
@@ -188,7 +229,7 @@ class _Run:
     def __init__(
         self,
         batch: BatchRules,
-        boards: Seeds,
+        boards: Board,
         to_move: npt.NDArray[np.integer],
         rng: np.random.Generator,
         record: bool,
@@ -196,25 +237,27 @@ class _Run:
         self.b = batch
         self.rng = rng
         count = len(boards)
-        self.out_boards = boards.copy()
+        self.out_boards = boards.astype(np.int16)
         self.out_winners = np.zeros(count, np.int8)
         self.out_terms = np.zeros(count, np.int8)
         self.out_moves = np.zeros(count, np.int64)
         self.played: list[list[int]] | None = [[] for _ in range(count)] if record else None
         self.py_random = random.Random(int(rng.integers(2**62))).random  # for `Game`
-        self.board = boards
+        self.board = np.ascontiguousarray(boards)
         self.player = np.asarray(to_move, np.int64).copy()
         self.ids = np.arange(count)
         self.moves = np.zeros(count, np.int64)
         self.cycle = batch.rules.options.cycle != "none"
         if self.cycle:
-            # By game id: rows are compacted as games end, histories are not.
+            # By game id: rows are compacted as games end, histories are not (their lengths,
+            # stored seeds and Bloom filters are, by row).
             self.hist = np.zeros((count, HISTORY, len(batch.pack_groups)), np.int64)
             self.hist_hash = np.zeros((count, HISTORY), np.int64)
             self.hist_len = np.zeros(count, np.int64)
-            self.hist_stored = self._stored(self.board)
-            self._remember(np.arange(count))
-        self.legal = self._legal(self.board, self.player)
+            self.bloom = np.zeros(count, np.uint64)
+            self.hist_stored = _stored(batch, self.board)
+            self._remember(self.hist_stored.copy())
+        self.legal = _legal(batch, self.board, self.player, _totals(batch, self.board))
         if count and not self.legal.any(axis=1).all():
             raise ValueError("a start position has no legal move (the game is over)")
 
@@ -235,26 +278,30 @@ class _Run:
         self.moves += 1
         extra = _apply(self.b, self.board, self.player, pits)[0]
         candidate = np.where(extra, self.player, 1 - self.player)
-        terms = self._settle(candidate, *_row_totals(self.b, self.board))
+        totals = _totals(self.b, self.board)
+        terms = self._settle(candidate, totals)
         if self.cycle:
-            self._cycle_check(terms)
+            self._cycle_check(terms, totals)
         done = terms >= 0
         if done.any():
             self._finish(done, terms)
 
     def _choose(self, legal: Bools) -> Ints:
         """A uniformly random legal pit per game: the r-th open choice of each row."""
-        count = legal.sum(axis=1)
-        r = (self.rng.random(len(count)) * count).astype(np.int64)
-        pits: Ints = (np.cumsum(legal, axis=1) <= r[:, None]).sum(axis=1)
+        b = self.b
+        open_pits = legal.astype(np.float32)
+        r = np.floor(self.rng.random(len(legal), np.float32) * (open_pits @ b.ones))
+        before = (open_pits @ b.upto <= r[:, None]).astype(np.float32)
+        pits: Ints = (before @ b.ones).astype(np.int64)
         return pits
 
-    def _settle(self, candidate: Ints, r0: Ints, r1: Ints) -> npt.NDArray[np.int8]:
+    def _settle(self, candidate: Ints, totals: Floats) -> npt.NDArray[np.int8]:
         """As `Rules.settle`: the next player, or a termination code (-1: the game goes on).
 
-        `r0`, `r1`: the seeds in each row."""
+        `totals`: each board's (row 0, row 1, store 0, store 1)."""
         b, board = self.b, self.board
         options = b.rules.options
+        r0, r1 = totals[:, 0], totals[:, 1]
         terms = np.full(len(board), -1, np.int8)
         end = options.end
         if end == "side_empty":
@@ -262,83 +309,59 @@ class _Run:
         elif end == "all_pits_empty":
             terms[(r0 == 0) & (r1 == 0)] = _CODE[Termination.ALL_PITS_EMPTY]
         else:
-            s0, s1 = board[:, b.stores[0]], board[:, b.stores[1]]
+            s0, s1 = totals[:, 2], totals[:, 3]
             total = r0 + r1 + s0 + s1
             majority = (2 * s0 > total) | (2 * s1 > total) | ((s0 == s1) & (2 * s0 == total))
             terms[majority] = _CODE[Termination.MAJORITY]
         going = terms < 0
         here = np.where(candidate == 0, r0, r1)
-        there = np.where(candidate == 0, r1, r0)
         if options.no_move == "end":
             terms[going & (here == 0)] = _CODE[Termination.NO_MOVE]
             player = candidate
         else:
+            there = np.where(candidate == 0, r1, r0)
             terms[going & (here == 0) & (there == 0)] = _CODE[Termination.NO_MOVE]
             player = np.where(here == 0, 1 - candidate, candidate)
         self.player = player
-        self.legal = self._legal(board, player, (r0, r1))
+        self.legal = _legal(b, board, player, totals)
         if options.must_feed:
             stuck = (terms < 0) & ~self.legal.any(axis=1)
             terms[stuck] = _CODE[Termination.CANNOT_FEED]
         return terms
 
-    def _legal(self, board: Seeds, player: Ints, totals: tuple[Ints, Ints] | None = None) -> Bools:
-        """As `Rules.legal_moves`, as a mask of pits per game (`totals`: the row totals)."""
-        b = self.b
-        options = b.rules.options
-        n = b.n
-        legal: Bools = np.where(player[:, None] == 0, board[:, :n], board[:, n + 1 : 2 * n + 1]) > 0
-        if options.must_feed:
-            r0, r1 = totals if totals is not None else _row_totals(b, board)
-            hungry = np.nonzero(np.where(player == 0, r1, r0) == 0)[0]
-            if len(hungry):
-                feeds, _ = _try_every_pit(b, board[hungry], player[hungry], legal[hungry])
-                legal[hungry] &= feeds
-        if options.grand_slam == "forbidden" and options.capture == "counts":
-            _, slams = _try_every_pit(b, board, player, legal)
-            fair = legal & ~slams
-            keep = fair.any(axis=1)
-            legal[keep] = fair[keep]
-        return legal
-
     # -- the cycle rule -------------------------------------------------------------------------
 
-    def _stored(self, board: Seeds) -> Ints:
-        stores = board[:, self.b.stores].astype(np.int64)
-        stored: Ints = stores.sum(axis=1)
-        return stored
-
-    def _pack(self, rows: Ints) -> Ints:
+    def _pack(self) -> Ints:
+        """Exact keys of the positions: pits and player, `pack_bits` bits each."""
         b = self.b
-        board = self.board[rows].astype(np.int64)
-        board[:, b.spare] = self.player[rows]
-        return np.stack(
-            [
-                (board[:, group] << shifts).sum(axis=1)
-                for group, shifts in zip(b.pack_groups, b.pack_shifts, strict=True)
-            ],
-            axis=1,
-        )
+        words = self.board.astype(np.float64) @ b.pack
+        words += self.player[:, None] * b.pack_player
+        keys: Ints = words.astype(np.int64)
+        return keys
 
-    def _remember(self, rows: Ints) -> Bools:
-        """As `PositionHistory.remember` for the games `rows`: True where a position repeats.
+    def _remember(self, stored: Ints) -> tuple[Bools, Bools]:
+        """As `PositionHistory.remember` for every game (`stored`: seeds in its stores):
+        (the position repeats, the history is full).
 
-        Each game's history is indexed by its id (never compacted). A one-word hash of each
-        position is compared first, over only as many entries as the games of a length class
-        hold; a hash that matches is checked on the whole key.
+        A game's history is kept by its id (never compacted). A 64-bit Bloom filter per game
+        says at once that most positions are new; the others' one-word hashes are compared over
+        only as many entries as the games of a length class hold, and a hash that matches is
+        checked on the whole key.
         """
-        ids = self.ids[rows]
-        stored = self._stored(self.board[rows])
-        changed = stored != self.hist_stored[ids]
-        self.hist_len[ids[changed]] = 0
-        self.hist_stored[ids] = stored
-        keys = self._pack(rows)
-        hashes = keys @ self.b.pack_mix
-        lengths = self.hist_len[ids]
-        repeat = np.zeros(len(rows), np.bool_)
+        ids = self.ids
+        changed = stored != self.hist_stored
+        self.hist_len[changed] = 0
+        self.bloom[changed] = 0
+        self.hist_stored = stored
+        keys = self._pack()
+        hashes = (keys * self.b.pack_mix).sum(axis=1) if keys.shape[1] > 1 else keys[:, 0]
+        bits = np.left_shift(np.uint64(1), (hashes >> 52).astype(np.uint64) & np.uint64(63))
+        maybe = (self.bloom & bits) != 0
+        lengths = self.hist_len
+        repeat = np.zeros(len(ids), np.bool_)
         low = 0
         for cap in _LENGTH_CLASSES:
-            cls = np.nonzero((lengths > low) & (lengths <= cap))[0]
+            cls = np.nonzero(maybe & (lengths > low) & (lengths <= cap))[0]
             low = cap
             if not len(cls):
                 continue
@@ -347,20 +370,24 @@ class _Run:
             k, j = np.nonzero(hits)
             same = (self.hist[ids[cls[k]], j] == keys[cls[k]]).all(axis=1)
             repeat[cls[k[same]]] = True
-        fresh = ~repeat
-        full = fresh & (lengths >= HISTORY)
-        put = np.nonzero(fresh & ~full)[0]
-        self.hist[ids[put], lengths[put]] = keys[put]
-        self.hist_hash[ids[put], lengths[put]] = hashes[put]
-        self.hist_len[ids[put]] += 1
-        self.overflow = rows[full]
-        return repeat
+        full = ~repeat & (lengths >= HISTORY)
+        put = ~repeat & ~full
+        slots = ids[put] * HISTORY + lengths[put]
+        self.hist.reshape(-1, keys.shape[1])[slots] = keys[put]
+        np.put(self.hist_hash.reshape(-1), slots, hashes[put])
+        self.bloom[put] |= bits[put]
+        self.hist_len[put] += 1
+        return repeat, full
 
-    def _cycle_check(self, terms: npt.NDArray[np.int8]) -> None:
-        rows = np.nonzero(terms < 0)[0]
-        repeat = self._remember(rows)
-        terms[rows[repeat]] = _CODE[Termination.CYCLE]
-        for row in self.overflow.tolist():
+    def _cycle_check(self, terms: npt.NDArray[np.int8], totals: Floats) -> None:
+        """Games whose position came before end (`terms`); games whose history is full are
+        finished by `Game` (only the positions of going games are remembered: the ended ones
+        leave the batch)."""
+        stored = (totals[:, 2] + totals[:, 3]).astype(np.int64)
+        repeat, full = self._remember(stored)
+        going = terms < 0
+        terms[going & repeat] = _CODE[Termination.CYCLE]
+        for row in np.nonzero(going & full)[0].tolist():
             self._finish_one_by_one(row)
             terms[row] = 100  # finished by `Game`: only to be taken out of the batch
 
@@ -368,13 +395,13 @@ class _Run:
         """Hand a game with a long history to the per-move engine, history and all: its fast
         path, or move by move when the moves are recorded."""
         b, rules = self.b, self.b.rules
-        board = self.board[row, : rules.size].tolist()
+        board = [int(seeds) for seeds in self.board[row, : rules.size]]
         player = int(self.player[row])
         game = Game(rules, start=Position.from_board(rules, board, player))
         history = PositionHistory()
         game_id = int(self.ids[row])
-        history.stored = int(self.hist_stored[game_id])
-        for words in self.hist[game_id, : self.hist_len[game_id]]:
+        history.stored = int(self.hist_stored[row])
+        for words in self.hist[game_id, : self.hist_len[row]]:
             history.seen.add(self._unpack(words, board))
         history.seen.add((*board, player))
         game.history = history
@@ -411,48 +438,95 @@ class _Run:
     def _finish(self, done: Bools, terms: npt.NDArray[np.int8]) -> None:
         b = self.b
         rows = np.nonzero(done & (terms < 100))[0]
-        board = self.board[rows]
+        board = np.take(self.board, rows, axis=0)
         _sweep(b, board, terms[rows])
-        s0, s1 = board[:, b.stores[0]], board[:, b.stores[1]]
+        totals = _totals(b, board)
+        s0, s1 = totals[:, 2], totals[:, 3]
         ids = self.ids[rows]
         self.out_boards[ids] = board
         self.out_winners[ids] = np.where(s0 > s1, 0, np.where(s1 > s0, 1, DRAW))
         self.out_terms[ids] = terms[rows]
         self.out_moves[ids] = self.moves[rows]
-        keep = ~done
-        self.board = self.board[keep]
+        keep = np.nonzero(~done)[0]
+        self.board = np.take(self.board, keep, axis=0)
         self.player = self.player[keep]
-        self.legal = self.legal[keep]
+        self.legal = np.take(self.legal, keep, axis=0)
         self.ids = self.ids[keep]
         self.moves = self.moves[keep]
+        if self.cycle:
+            self.hist_len = self.hist_len[keep]
+            self.hist_stored = self.hist_stored[keep]
+            self.bloom = self.bloom[keep]
 
 
 # -- whole moves on many boards ---------------------------------------------------------------
 
 
-def _row_totals(b: BatchRules, board: Seeds) -> tuple[Ints, Ints]:
+def _totals(b: BatchRules, board: Board) -> Floats:
+    """(row 0, row 1, store 0, store 1) of every board."""
+    totals: Floats = board @ b.totals
+    return totals
+
+
+def _stored(b: BatchRules, board: Board) -> Ints:
+    totals = _totals(b, board)
+    stored: Ints = (totals[:, 2] + totals[:, 3]).astype(np.int64)
+    return stored
+
+
+def _at(board: Board, places: Ints, rows: Ints | None = None) -> Floats:
+    """board[row, place] for each row (all rows, or `rows`), through the flat array."""
+    width = board.shape[1]
+    base = np.arange(len(board)) * width if rows is None else rows * width
+    values: Floats = np.take(board.reshape(-1), base + places)
+    return values
+
+
+def _put(board: Board, rows: Ints, places: Ints, values: Floats | float) -> None:
+    np.put(board.reshape(-1), rows * board.shape[1] + places, values)
+
+
+def _legal(b: BatchRules, board: Board, player: Ints, totals: Floats) -> Bools:
+    """As `Rules.legal_moves`, as a mask of pits per game (`totals`: as `_totals`)."""
+    options = b.rules.options
     n = b.n
-    return board[:, :n].sum(axis=1), board[:, n + 1 : 2 * n + 1].sum(axis=1)
+    both = board @ b.pits
+    mine = both[:, :n] + player[:, None].astype(np.float32) * (both[:, n:] - both[:, :n])
+    legal: Bools = mine > 0
+    if options.must_feed:
+        theirs = np.where(player == 0, totals[:, 1], totals[:, 0])
+        hungry = np.nonzero(theirs == 0)[0]
+        if len(hungry):
+            feeds, _ = _try_every_pit(b, board[hungry], player[hungry], legal[hungry])
+            legal[hungry] &= feeds
+    if options.grand_slam == "forbidden" and options.capture == "counts":
+        _, slams = _try_every_pit(b, board, player, legal)
+        fair = legal & ~slams
+        keep = fair.any(axis=1)
+        legal[keep] = fair[keep]
+    return legal
 
 
-def _apply(b: BatchRules, board: Seeds, player: Ints, pits: Ints) -> tuple[Bools, Bools]:
+def _apply(b: BatchRules, board: Board, player: Ints, pits: Ints) -> tuple[Bools, Bools]:
     """As `Rules.apply_move` on every row (in place): (extra turn, would be a grand slam).
 
     "Would be a grand slam" is `Rules._would_grand_slam`: the capture run takes every seed of
     the opponent's row (whether or not the options then let it capture).
     """
-    rows = np.arange(len(board))
     start = b.pit_index[player, pits]
-    seeds = board[rows, start]
-    board += b.sow[player, start, seeds]
-    last: Ints = b.last[player, start, seeds]
+    code = b.code(player, start, _at(board, start).astype(np.int64))
+    board += np.take(b.sow, code, axis=0)
+    last: Ints = np.take(b.last, code)
     own_store = b.stores[player]
     if b.rules.options.laps == "relay":
         # A relay goes on from a pit that held seeds before the last one fell.
-        going = np.nonzero((last != own_store) & (board[rows, last] > 1))[0]
+        going = np.nonzero((last != own_store) & (_at(board, last) > 1))[0]
         while len(going):
-            last[going] = _lap(b, board, going, player[going], last[going])
-            going = going[(last[going] != own_store[going]) & (board[going, last[going]] > 1)]
+            seeds = _at(board, last[going], going).astype(np.int64)
+            code = b.code(player[going], last[going], seeds)
+            board[going] += np.take(b.sow, code, axis=0)
+            last[going] = np.take(b.last, code)
+            going = going[(last[going] != own_store[going]) & (_at(board, last[going], going) > 1)]
     in_store = last == own_store
     capture = b.rules.options.capture
     slams = np.zeros(len(board), np.bool_)
@@ -463,24 +537,16 @@ def _apply(b: BatchRules, board: Seeds, player: Ints, pits: Ints) -> tuple[Bools
     return in_store & b.rules.options.extra_turn, slams
 
 
-def _lap(b: BatchRules, board: Seeds, rows: Ints, player: Ints, start: Ints) -> Ints:
-    """Lift `start` and sow it once round (the rows `rows`); where each last seed fell."""
-    seeds = board[rows, start]
-    board[rows] += b.sow[player, start, seeds]
-    last: Ints = b.last[player, start, seeds]
-    return last
-
-
 def _capture_opposite(
-    b: BatchRules, board: Seeds, player: Ints, last: Ints, in_store: Bools
+    b: BatchRules, board: Board, player: Ints, last: Ints, in_store: Bools
 ) -> None:
-    rows = np.arange(len(board))
-    hit = ~in_store & b.own_row[player, last] & (board[rows, last] == 1)
-    if not hit.any():
+    hit = ~in_store & b.own_row[player, last] & (_at(board, last) == 1)
+    rows = np.nonzero(hit)[0]
+    if not len(rows):
         return
-    rows, player, last = rows[hit], player[hit], last[hit]
+    player, last = player[rows], last[rows]
     opposite = b.opposite[last]
-    seeds = board[rows, opposite]
+    seeds = _at(board, opposite, rows)
     if b.rules.options.capture_requires_opposite:
         keep = seeds > 0
         rows, player, last, opposite, seeds = (
@@ -490,47 +556,51 @@ def _capture_opposite(
             opposite[keep],
             seeds[keep],
         )
-    board[rows, b.stores[player]] += seeds + 1
-    board[rows, last] = 0
-    board[rows, opposite] = 0
+    stores = b.stores[player]
+    _put(board, rows, stores, _at(board, stores, rows) + seeds + 1)
+    _put(board, rows, last, 0.0)
+    _put(board, rows, opposite, 0.0)
 
 
-def _capture_counts(b: BatchRules, board: Seeds, player: Ints, last: Ints) -> Bools:
+def _capture_counts(b: BatchRules, board: Board, player: Ints, last: Ints) -> Bools:
     """Oware's capture on every row; returns where the run would take the whole opposing row."""
     walk = b.back[player, last]  # (games, n): the pits the run may take, in order
-    seeds = np.take_along_axis(board, walk, axis=1)
-    run = np.logical_and.accumulate(b.counts_mask[np.minimum(seeds, b.total + 1)], axis=1)
-    taken = (seeds * run).sum(axis=1)
-    r0, r1 = _row_totals(b, board)
-    slams: Bools = run[:, 0] & (taken == np.where(player == 0, r1, r0))
+    flat = (np.arange(len(board)) * board.shape[1])[:, None] + walk
+    seeds = np.take(board.reshape(-1), flat)
+    counts = np.minimum(seeds, b.total + 1).astype(np.int64)
+    run = np.logical_and.accumulate(b.counts_mask[counts], axis=1)
+    taken = (seeds * run) @ b.ones
+    totals = _totals(b, board)
+    slams: Bools = run[:, 0] & (taken == np.where(player == 0, totals[:, 1], totals[:, 0]))
     go = run[:, 0] & ~slams if b.rules.options.grand_slam != "allowed" else run[:, 0]
-    if go.any():
-        rows = np.nonzero(go)[0]
-        board[rows, b.stores[player[rows]]] += taken[rows]
-        cleared = np.where(run[rows], walk[rows], b.spare)
-        board[rows[:, None], cleared] = 0
+    rows = np.nonzero(go)[0]
+    if len(rows):
+        stores = b.stores[player[rows]]
+        _put(board, rows, stores, _at(board, stores, rows) + taken[rows])
+        np.put(board.reshape(-1), flat[rows][run[rows]], 0.0)
     return slams
 
 
-def _try_every_pit(b: BatchRules, board: Seeds, player: Ints, legal: Bools) -> tuple[Bools, Bools]:
+def _try_every_pit(b: BatchRules, board: Board, player: Ints, legal: Bools) -> tuple[Bools, Bools]:
     """Each open pit played on a copy: (does it feed the opponent, would it be a grand slam)."""
     n = b.n
     game, pit = np.nonzero(legal)
-    trial = board[game].copy()
+    trial = np.take(board, game, axis=0)
     mover = player[game]
     _, slams = _apply(b, trial, mover, pit)
-    r0, r1 = _row_totals(b, trial)
+    totals = _totals(b, trial)
     feeds = np.zeros((len(board), n), np.bool_)
     slam = np.zeros((len(board), n), np.bool_)
-    feeds[game, pit] = np.where(mover == 0, r1, r0) > 0
+    feeds[game, pit] = np.where(mover == 0, totals[:, 1], totals[:, 0]) > 0
     slam[game, pit] = slams
     return feeds, slam
 
 
-def _sweep(b: BatchRules, board: Seeds, terms: npt.NDArray[np.int8]) -> None:
+def _sweep(b: BatchRules, board: Board, terms: npt.NDArray[np.int8]) -> None:
     """As `Rules.apply_sweep` on ended games (a cycle always sweeps to the owner)."""
     n = b.n
-    r0, r1 = _row_totals(b, board)
+    totals = _totals(b, board)
+    r0, r1 = totals[:, 0], totals[:, 1]
     kind = b.rules.options.end_sweep
     owner = terms == _CODE[Termination.CYCLE]
     if kind == "owner":
