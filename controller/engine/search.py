@@ -39,6 +39,7 @@ from .batch import DRAW, BatchRules
 
 WIN = 10_000  # a won game scores beyond any store difference
 MAX_DEPTH = 64
+_QUIET_DEPTH = 4  # captures and extra turns searched past the horizon, along one line
 _EXTENSIONS = 8  # extra turns searched without using up depth, along one line
 
 
@@ -202,6 +203,8 @@ class _AlphaBeta:
         n = rules.n
         self.rows = (slice(0, n), slice(n + 1, 2 * n + 1))
         self.stores = rules.stores
+        self.foretell = options.laps == "single"
+        self.counts = frozenset(options.capture_counts)
         self.total = total  # seeds in the game: a handicap round may not hold the usual
         # (board, player) -> (depth, score, bound, best pit)
         self.table: dict[tuple[int, ...], tuple[int, float, int, int]] = {}
@@ -209,12 +212,16 @@ class _AlphaBeta:
     def iterate(
         self, board: list[int], player: int, moves: list[int], max_depth: int
     ) -> tuple[int, float, int]:
-        """Deeper and deeper until the budget is spent; the last finished search decides."""
+        """Deeper and deeper until the budget is spent; the last finished search decides,
+        unless the unfinished one already found a move better than that search's choice."""
         best, score, reached = moves[0], 0.0, 0
         for depth in range(1, max_depth + 1):
+            self.partial: tuple[int, float] | None = None
             try:
                 best, score = self._root(board, player, moves, depth, best)
             except _OutOfTime:
+                if self.partial is not None:
+                    best, score = self.partial
                 break
             reached = depth
             if abs(score) >= WIN:
@@ -224,12 +231,15 @@ class _AlphaBeta:
     def _root(
         self, board: list[int], player: int, moves: list[int], depth: int, first: int
     ) -> tuple[int, float]:
+        """The best move searched `depth` deep; the previous best is searched first, so any
+        move found better during the search is better at this depth (`partial`)."""
         ordered = [first, *(m for m in moves if m != first)]
         alpha, best = -float("inf"), first
         for pit in ordered:
             score = self._child(board, player, pit, depth, alpha, float("inf"))
             if score > alpha:
                 alpha, best = score, pit
+            self.partial = best, alpha
         return best, alpha
 
     def _child(
@@ -288,7 +298,7 @@ class _AlphaBeta:
             raise _OutOfTime
         rules = self.rules
         if depth <= 0:
-            return board[rules.stores[player]] - board[rules.stores[1 - player]]
+            return self._quiet(board, player, alpha, beta, _QUIET_DEPTH)
         key = (*board, player)
         entry = self.table.get(key)
         first = -1
@@ -315,6 +325,65 @@ class _AlphaBeta:
         bound = _LOWER if best_score >= beta else _UPPER if best_score <= start_alpha else _EXACT
         self.table[key] = (depth, best_score, bound, best)
         return best_score
+
+    def _evaluate(self, board: list[int], player: int) -> float:
+        """A position's worth to `player`: the store difference."""
+        stores = self.stores
+        return board[stores[player]] - board[stores[1 - player]]
+
+    def _quiet(self, board: list[int], player: int, alpha: float, beta: float, depth: int) -> float:
+        """Past the horizon, only captures and extra turns are searched (a quiescence search):
+        the side to move may also stand on the position as it is."""
+        best = self._evaluate(board, player)
+        if best >= beta or not depth:
+            return best
+        alpha = max(alpha, best)
+        for pit in self._noisy(board, player):
+            self.nodes += 1
+            child, following = self._play(board, player, pit)
+            if following is None:
+                score = self._final(child, player)
+            elif following == player:
+                score = self._quiet(child, player, alpha, beta, depth - 1)
+            else:
+                score = -self._quiet(child, following, -beta, -alpha, depth - 1)
+            if score > best:
+                best = score
+                alpha = max(alpha, score)
+                if alpha >= beta:
+                    break
+        return best
+
+    def _noisy(self, board: list[int], player: int) -> list[int]:
+        """The legal moves whose single lap ends in the own store (an extra turn) or where a
+        capture may follow; none for relays, whose end no table foretells."""
+        if not self.foretell:
+            return []
+        rules = self.rules
+        laps = rules.lap_sequences[player]
+        own_store = rules.stores[player]
+        capture = rules.options.capture
+        row_of = rules.row_of.get
+        noisy = []
+        for pit in rules.legal_moves(board, player):
+            start = rules.index(player, pit)
+            seeds = board[start]
+            lap = laps[start]
+            last = lap[(seeds - 1) % len(lap)]
+            if last == own_store:
+                noisy.append(pit)
+            elif seeds >= len(lap):
+                continue  # the lap comes round: its last pit is not what it was
+            elif capture == "opposite":
+                if row_of(last) == player and not board[last] and board[rules.opposite[last]]:
+                    noisy.append(pit)
+            elif (
+                capture == "counts"
+                and row_of(last) == 1 - player
+                and board[last] + 1 in self.counts
+            ):
+                noisy.append(pit)
+        return noisy
 
     def _final(self, board: Sequence[int], player: int) -> float:
         """A finished game: a win or loss beyond any store difference, by how much."""
