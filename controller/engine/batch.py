@@ -53,6 +53,7 @@ DRAW = 2  # `winners` entry of a drawn game
 # it); one that goes on longer without leaves the batch for the per-move fast path.
 HISTORY = 128  # random oware: 1 game in 500 goes longer
 _LENGTH_CLASSES = (4, 16, 48, HISTORY)
+CYCLE_CHUNK = 4096  # games played together when the cycle rule keeps histories
 
 # Termination codes in `BatchResult.terminations`, in the order of `Termination`.
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)
@@ -178,9 +179,6 @@ class BatchRules:
                 self.pack[idx, w] = 2.0 ** (bits * j)
         self.pack_player = self.pack[self.spare].copy()
         self.pack[self.spare] = 0
-        # Odd multipliers that mix the words into one hash word (wrapping int64 arithmetic).
-        mix = np.random.default_rng(14).integers(1, 2**62, len(self.pack_groups)) | 1
-        self.pack_mix = mix.astype(np.int64)
 
     # -- starting boards ------------------------------------------------------------------------
 
@@ -219,8 +217,28 @@ class BatchRules:
         # The matrices are small: BLAS threads cost more to wake than they save, the more so
         # on a busy Pi (three times slower on a loaded two-CPU PC).
         with threadpool_limits(1, "blas"):
-            run = _Run(self, boards.astype(np.float32), to_move, rng, record)
-            return run.play()
+            if self.rules.options.cycle == "none" or len(boards) <= CYCLE_CHUNK:
+                return _Run(self, boards.astype(np.float32), to_move, rng, record).play()
+            # Histories are written all over memory: in chunks they stay in the caches.
+            parts = [
+                _Run(self, boards[k : k + CYCLE_CHUNK].astype(np.float32),
+                     np.asarray(to_move)[k : k + CYCLE_CHUNK], rng, record).play()
+                for k in range(0, len(boards), CYCLE_CHUNK)
+            ]  # fmt: skip
+            return _joined(parts)
+
+
+def _joined(parts: list[BatchResult]) -> BatchResult:
+    played = None
+    if all(part.played is not None for part in parts):
+        played = [moves for part in parts for moves in part.played or []]
+    return BatchResult(
+        np.concatenate([part.boards for part in parts]),
+        np.concatenate([part.winners for part in parts]),
+        np.concatenate([part.terminations for part in parts]),
+        np.concatenate([part.moves for part in parts]),
+        played,
+    )
 
 
 class _Run:
@@ -249,10 +267,11 @@ class _Run:
         self.moves = np.zeros(count, np.int64)
         self.cycle = batch.rules.options.cycle != "none"
         if self.cycle:
-            # By game id: rows are compacted as games end, histories are not (their lengths,
-            # stored seeds and Bloom filters are, by row).
-            self.hist = np.zeros((count, HISTORY, len(batch.pack_groups)), np.int64)
-            self.hist_hash = np.zeros((count, HISTORY), np.int64)
+            # By game id, entry-major (the games writing their k-th entry write close
+            # together): rows are compacted as games end, these are not.
+            self.stride = count
+            self.hist = np.zeros((len(batch.pack_groups), HISTORY, count), np.int64)
+            # By row: lengths, stored seeds, Bloom filters.
             self.hist_len = np.zeros(count, np.int64)
             self.bloom = np.zeros(count, np.uint64)
             self.hist_stored = _stored(batch, self.board)
@@ -332,10 +351,9 @@ class _Run:
     # -- the cycle rule -------------------------------------------------------------------------
 
     def _pack(self) -> Ints:
-        """Exact keys of the positions: pits and player, `pack_bits` bits each."""
+        """Exact keys of the positions: pits and player, `pack_bits` bits each, in words."""
         b = self.b
-        words = self.board.astype(np.float64) @ b.pack
-        words += self.player[:, None] * b.pack_player
+        words = self.board @ b.pack + self.player[:, None] * b.pack_player
         keys: Ints = words.astype(np.int64)
         return keys
 
@@ -343,21 +361,22 @@ class _Run:
         """As `PositionHistory.remember` for every game (`stored`: seeds in its stores):
         (the position repeats, the history is full).
 
-        A game's history is kept by its id (never compacted). A 64-bit Bloom filter per game
-        says at once that most positions are new; the others' one-word hashes are compared over
-        only as many entries as the games of a length class hold, and a hash that matches is
-        checked on the whole key.
+        A history's packed keys are kept by game id (never compacted), entry-major, one array a
+        word. A 64-bit Bloom filter per game says at once that most positions are new; for the
+        others the first words are compared over only as many entries as the games of a length
+        class hold, and the other words where the first is equal.
         """
-        ids = self.ids
+        ids, lengths = self.ids, self.hist_len
         changed = stored != self.hist_stored
-        self.hist_len[changed] = 0
+        lengths[changed] = 0
         self.bloom[changed] = 0
         self.hist_stored = stored
         keys = self._pack()
-        hashes = (keys * self.b.pack_mix).sum(axis=1) if keys.shape[1] > 1 else keys[:, 0]
-        bits = np.left_shift(np.uint64(1), (hashes >> 52).astype(np.uint64) & np.uint64(63))
+        spread = keys[:, 0] * np.int64(-7046029254386353131)  # odd: mixes the bits upwards
+        for w in range(1, keys.shape[1]):
+            spread += keys[:, w] * np.int64(-4658895280553007687)
+        bits = np.left_shift(np.uint64(1), (spread >> 58).astype(np.uint64) & np.uint64(63))
         maybe = (self.bloom & bits) != 0
-        lengths = self.hist_len
         repeat = np.zeros(len(ids), np.bool_)
         low = 0
         for cap in _LENGTH_CLASSES:
@@ -365,19 +384,43 @@ class _Run:
             low = cap
             if not len(cls):
                 continue
-            hits = self.hist_hash[ids[cls], :cap] == hashes[cls, None]
+            hits = self.hist[0, :cap, ids[cls]] == keys[cls, 0][:, None]
             hits &= np.arange(cap)[None, :] < lengths[cls, None]
             k, j = np.nonzero(hits)
-            same = (self.hist[ids[cls[k]], j] == keys[cls[k]]).all(axis=1)
+            same = np.ones(len(k), np.bool_)
+            for w in range(1, keys.shape[1]):
+                same &= self.hist[w, j, ids[cls[k]]] == keys[cls[k], w]
             repeat[cls[k[same]]] = True
         full = ~repeat & (lengths >= HISTORY)
         put = ~repeat & ~full
-        slots = ids[put] * HISTORY + lengths[put]
-        self.hist.reshape(-1, keys.shape[1])[slots] = keys[put]
-        np.put(self.hist_hash.reshape(-1), slots, hashes[put])
+        slots = lengths[put] * self.stride + ids[put]
+        for w in range(keys.shape[1]):
+            np.put(self.hist[w].reshape(-1), slots, keys[put, w])
         self.bloom[put] |= bits[put]
-        self.hist_len[put] += 1
+        lengths[put] += 1
         return repeat, full
+
+    def _key(self, row: int) -> tuple[int, ...]:
+        """`PositionHistory`'s key of a game's position now."""
+        board = [int(seeds) for seeds in self.board[row, : self.b.rules.size]]
+        return (*board, int(self.player[row]))
+
+    def _entries(self, row: int) -> list[tuple[int, ...]]:
+        """The positions of a game's history as `PositionHistory` keys (the stores are those
+        of now: they have not changed since the history began)."""
+        b = self.b
+        now = self._key(row)
+        mask = (1 << b.pack_bits) - 1
+        game_id = int(self.ids[row])
+        entries = []
+        for k in range(int(self.hist_len[row])):
+            key = list(now)
+            for w, group in enumerate(b.pack_groups):
+                word = int(self.hist[w, k, game_id])
+                for j, idx in enumerate(group):
+                    key[int(idx)] = (word >> (b.pack_bits * j)) & mask
+            entries.append(tuple(key))
+        return entries
 
     def _cycle_check(self, terms: npt.NDArray[np.int8], totals: Floats) -> None:
         """Games whose position came before end (`terms`); games whose history is full are
@@ -395,16 +438,14 @@ class _Run:
         """Hand a game with a long history to the per-move engine, history and all: its fast
         path, or move by move when the moves are recorded."""
         b, rules = self.b, self.b.rules
-        board = [int(seeds) for seeds in self.board[row, : rules.size]]
-        player = int(self.player[row])
+        key = self._key(row)
+        board, player = list(key[:-1]), key[-1]
         game = Game(rules, start=Position.from_board(rules, board, player))
         history = PositionHistory()
-        game_id = int(self.ids[row])
         history.stored = int(self.hist_stored[row])
-        for words in self.hist[game_id, : self.hist_len[row]]:
-            history.seen.add(self._unpack(words, board))
-        history.seen.add((*board, player))
+        history.seen = {*self._entries(row), key}
         game.history = history
+        game_id = int(self.ids[row])
         moves = 0
         if self.played is None:
             moves = game.random_playout(self.py_random)
@@ -422,16 +463,6 @@ class _Run:
         self.out_winners[game_id] = DRAW if outcome.winner is None else outcome.winner
         self.out_terms[game_id] = _CODE[outcome.termination]
         self.out_moves[game_id] = self.moves[row] + moves
-
-    def _unpack(self, words: Ints, board: list[int]) -> tuple[int, ...]:
-        """A packed key back as `PositionHistory`'s key (the stores are those of `board`)."""
-        b = self.b
-        key = [*board, 0]
-        mask = (1 << b.pack_bits) - 1
-        for word, group in zip(words.tolist(), b.pack_groups, strict=True):
-            for j, idx in enumerate(group):
-                key[int(idx)] = (word >> (b.pack_bits * j)) & mask
-        return tuple(key)
 
     # -- the end of a game ----------------------------------------------------------------------
 
@@ -563,21 +594,32 @@ def _capture_opposite(
 
 
 def _capture_counts(b: BatchRules, board: Board, player: Ints, last: Ints) -> Bools:
-    """Oware's capture on every row; returns where the run would take the whole opposing row."""
-    walk = b.back[player, last]  # (games, n): the pits the run may take, in order
-    flat = (np.arange(len(board)) * board.shape[1])[:, None] + walk
+    """Oware's capture on every row; returns where the run would take the whole opposing row.
+
+    Most last seeds capture nothing: the run is only walked where the last pit itself counts.
+    """
+    slams = np.zeros(len(board), np.bool_)
+    first = b.back[player, last, 0]  # the last pit, or the spare column if not the opponent's
+    counted = b.counts_mask[np.minimum(_at(board, first), b.total + 1).astype(np.int64)]
+    rows = np.nonzero(counted)[0]
+    if not len(rows):
+        return slams
+    player = player[rows]
+    walk = b.back[player, last[rows]]  # (games, n): the pits the run may take, in order
+    flat = (rows * board.shape[1])[:, None] + walk
     seeds = np.take(board.reshape(-1), flat)
     counts = np.minimum(seeds, b.total + 1).astype(np.int64)
     run = np.logical_and.accumulate(b.counts_mask[counts], axis=1)
     taken = (seeds * run) @ b.ones
-    totals = _totals(b, board)
-    slams: Bools = run[:, 0] & (taken == np.where(player == 0, totals[:, 1], totals[:, 0]))
-    go = run[:, 0] & ~slams if b.rules.options.grand_slam != "allowed" else run[:, 0]
-    rows = np.nonzero(go)[0]
-    if len(rows):
-        stores = b.stores[player[rows]]
-        _put(board, rows, stores, _at(board, stores, rows) + taken[rows])
-        np.put(board.reshape(-1), flat[rows][run[rows]], 0.0)
+    totals = _totals(b, np.take(board, rows, axis=0))
+    slam = taken == np.where(player == 0, totals[:, 1], totals[:, 0])
+    slams[rows] = slam
+    go = ~slam if b.rules.options.grand_slam != "allowed" else np.ones(len(rows), np.bool_)
+    if go.any():
+        rows, player, taken, flat, run = rows[go], player[go], taken[go], flat[go], run[go]
+        stores = b.stores[player]
+        _put(board, rows, stores, _at(board, stores, rows) + taken)
+        np.put(board.reshape(-1), flat[run], 0.0)
     return slams
 
 
