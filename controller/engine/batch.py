@@ -128,6 +128,17 @@ class BatchRules:
                 last[p, start, 1:] = np.array(seq)[(seeds[1:] - 1) % length]
         self.sow = sow.reshape(-1, width)
         self.last = last.reshape(-1)
+        # Does the lap drop a seed in the opponent's row? With single laps and no capture
+        # that can empty that row again, that is whether the move feeds a starving opponent.
+        reaches = np.stack(
+            [(sow[p][..., list(rules.rows[1 - p])] > 0).any(axis=-1) for p in (0, 1)]
+        )
+        self.reaches = reaches.reshape(-1)
+        options = rules.options
+        self.feeds_by_table = options.laps == "single" and (
+            options.capture == "none"
+            or (options.capture == "counts" and options.grand_slam != "allowed")
+        )
 
     def _build_captures(self) -> None:
         rules, width, spare = self.rules, self.width, self.spare
@@ -521,13 +532,17 @@ def _legal(b: BatchRules, board: Board, player: Ints, totals: Floats) -> Bools:
     """As `Rules.legal_moves`, as a mask of pits per game (`totals`: as `_totals`)."""
     options = b.rules.options
     n = b.n
-    both = board @ b.pits
-    mine = both[:, :n] + player[:, None].astype(np.float32) * (both[:, n:] - both[:, :n])
+    both = (board @ b.pits).reshape(-1, n)  # player 0's pits, player 1's, row by row
+    mine = np.take(both, np.arange(len(board)) * 2 + player, axis=0)
     legal: Bools = mine > 0
     if options.must_feed:
         theirs = np.where(player == 0, totals[:, 1], totals[:, 0])
         hungry = np.nonzero(theirs == 0)[0]
-        if len(hungry):
+        if len(hungry) and b.feeds_by_table:
+            starts = b.pit_index[player[hungry]]
+            seeds = mine[hungry].astype(np.int64)
+            legal[hungry] &= b.reaches[b.code(player[hungry][:, None], starts, seeds)]
+        elif len(hungry):
             feeds, _ = _try_every_pit(b, board[hungry], player[hungry], legal[hungry])
             legal[hungry] &= feeds
     if options.grand_slam == "forbidden" and options.capture == "counts":
