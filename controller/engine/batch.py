@@ -53,7 +53,7 @@ DRAW = 2  # `winners` entry of a drawn game
 # it); one that goes on longer without leaves the batch for the per-move fast path.
 HISTORY = 128  # random oware: 1 game in 500 goes longer
 _LENGTH_CLASSES = (4, 16, 48, HISTORY)
-CYCLE_CHUNK = 4096  # games played together when the cycle rule keeps histories
+CYCLE_CHUNK = 16384  # games played together when the cycle rule keeps histories (34 MB)
 
 # Termination codes in `BatchResult.terminations`, in the order of `Termination`.
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)
@@ -174,11 +174,25 @@ class BatchRules:
         self.ones = np.ones(n, np.float32)
 
     def _build_packing(self) -> None:
-        """Positions for the cycle rule as a few words of 52 bits: pits and the player to move.
+        """Exact keys of positions for the cycle rule: pits and the player to move.
 
-        `board @ pack` makes the words (exact in float64: no field carries into the next);
-        the player, kept in no column, is added as `player * pack_player`.
+        Within one history the stores do not change, so neither does the number of seeds in
+        the pits: the last pit follows from the others. When the other pits fit one int64 in
+        base `total + 1` (oware does, just), a key is that one word, made from two float64
+        products (each exact); otherwise it is a few words of 52 bits, `pack_bits` a place.
         """
+        radix = self.total + 1
+        self.key_fields = [*self.pit_index[0], *self.pit_index[1][:-1]]
+        fields = len(self.key_fields)
+        self.key_radix = radix if 2 * radix**fields < 2**63 else 0
+        if self.key_radix:
+            low = max(k for k in range(fields + 1) if radix**k < 2**53)
+            self.key_split = radix**low
+            self.pack = np.zeros((self.width, 2), np.float64)
+            for j, idx in enumerate(self.key_fields):
+                self.pack[idx, int(j >= low)] = float(radix ** (j if j < low else j - low))
+            self.key_words = 1
+            return
         bits = max(1, self.total.bit_length())
         per_word = max(1, 52 // bits)
         places = [*self.pit_index[0], *self.pit_index[1], self.spare]  # spare: the player
@@ -190,6 +204,7 @@ class BatchRules:
                 self.pack[idx, w] = 2.0 ** (bits * j)
         self.pack_player = self.pack[self.spare].copy()
         self.pack[self.spare] = 0
+        self.key_words = len(self.pack_groups)
 
     # -- starting boards ------------------------------------------------------------------------
 
@@ -278,10 +293,9 @@ class _Run:
         self.moves = np.zeros(count, np.int64)
         self.cycle = batch.rules.options.cycle != "none"
         if self.cycle:
-            # By game id, entry-major (the games writing their k-th entry write close
-            # together): rows are compacted as games end, these are not.
-            self.stride = count
-            self.hist = np.zeros((len(batch.pack_groups), HISTORY, count), np.int64)
+            # By game id, a row of entries a game: rows are compacted as games end, these
+            # are not.
+            self.hist = np.zeros((batch.key_words, count, HISTORY), np.int64)
             # By row: lengths, stored seeds, Bloom filters.
             self.hist_len = np.zeros(count, np.int64)
             self.bloom = np.zeros(count, np.uint64)
@@ -355,25 +369,32 @@ class _Run:
         self.player = player
         self.legal = _legal(b, board, player, totals)
         if options.must_feed:
-            stuck = (terms < 0) & ~self.legal.any(axis=1)
+            # Only a starving opponent's mover can be left without a move.
+            theirs = np.where(player == 0, totals[:, 1], totals[:, 0])
+            hungry = np.nonzero((theirs == 0) & (terms < 0))[0]
+            stuck = hungry[~self.legal[hungry].any(axis=1)]
             terms[stuck] = _CODE[Termination.CANNOT_FEED]
         return terms
 
     # -- the cycle rule -------------------------------------------------------------------------
 
     def _pack(self) -> Ints:
-        """Exact keys of the positions: pits and player, `pack_bits` bits each, in words."""
+        """Exact keys of the positions (see `BatchRules._build_packing`), a row a game."""
         b = self.b
-        words = self.board @ b.pack + self.player[:, None] * b.pack_player
-        keys: Ints = words.astype(np.int64)
+        parts = self.board @ b.pack
+        if b.key_radix:
+            low, high = parts[:, 0].astype(np.int64), parts[:, 1].astype(np.int64)
+            key: Ints = ((high * b.key_split + low) * 2 + self.player)[:, None]
+            return key
+        keys: Ints = (parts + self.player[:, None] * b.pack_player).astype(np.int64)
         return keys
 
     def _remember(self, stored: Ints) -> tuple[Bools, Bools]:
         """As `PositionHistory.remember` for every game (`stored`: seeds in its stores):
         (the position repeats, the history is full).
 
-        A history's packed keys are kept by game id (never compacted), entry-major, one array a
-        word. A 64-bit Bloom filter per game says at once that most positions are new; for the
+        A history's packed keys are kept by game id (never compacted), a row of entries a
+        game. A 64-bit Bloom filter per game says at once that most positions are new; for the
         others the first words are compared over only as many entries as the games of a length
         class hold, and the other words where the first is equal.
         """
@@ -395,16 +416,16 @@ class _Run:
             low = cap
             if not len(cls):
                 continue
-            hits = self.hist[0, :cap, ids[cls]] == keys[cls, 0][:, None]
+            hits = self.hist[0][ids[cls], :cap] == keys[cls, 0][:, None]
             hits &= np.arange(cap)[None, :] < lengths[cls, None]
             k, j = np.nonzero(hits)
             same = np.ones(len(k), np.bool_)
             for w in range(1, keys.shape[1]):
-                same &= self.hist[w, j, ids[cls[k]]] == keys[cls[k], w]
+                same &= self.hist[w, ids[cls[k]], j] == keys[cls[k], w]
             repeat[cls[k[same]]] = True
         full = ~repeat & (lengths >= HISTORY)
         put = ~repeat & ~full
-        slots = lengths[put] * self.stride + ids[put]
+        slots = ids[put] * HISTORY + lengths[put]
         for w in range(keys.shape[1]):
             np.put(self.hist[w].reshape(-1), slots, keys[put, w])
         self.bloom[put] |= bits[put]
@@ -419,19 +440,29 @@ class _Run:
     def _entries(self, row: int) -> list[tuple[int, ...]]:
         """The positions of a game's history as `PositionHistory` keys (the stores are those
         of now: they have not changed since the history began)."""
-        b = self.b
         now = self._key(row)
-        mask = (1 << b.pack_bits) - 1
         game_id = int(self.ids[row])
-        entries = []
-        for k in range(int(self.hist_len[row])):
-            key = list(now)
-            for w, group in enumerate(b.pack_groups):
-                word = int(self.hist[w, k, game_id])
-                for j, idx in enumerate(group):
-                    key[int(idx)] = (word >> (b.pack_bits * j)) & mask
-            entries.append(tuple(key))
-        return entries
+        return [
+            self._unpack(self.hist[:, game_id, k].tolist(), now)
+            for k in range(int(self.hist_len[row]))
+        ]
+
+    def _unpack(self, words: list[int], now: tuple[int, ...]) -> tuple[int, ...]:
+        b = self.b
+        key = list(now)
+        if b.key_radix:
+            word = words[0]
+            key[-1], word = word & 1, word >> 1
+            for idx in b.key_fields:
+                word, key[int(idx)] = divmod(word, b.key_radix)
+            pits = sum(now[int(idx)] for idx in [*b.key_fields, b.pit_index[1][-1]])
+            key[int(b.pit_index[1][-1])] = pits - sum(key[int(idx)] for idx in b.key_fields)
+            return tuple(key)
+        mask = (1 << b.pack_bits) - 1
+        for word, group in zip(words, b.pack_groups, strict=True):
+            for j, idx in enumerate(group):
+                key[int(idx)] = (word >> (b.pack_bits * j)) & mask
+        return tuple(key)
 
     def _cycle_check(self, terms: npt.NDArray[np.int8], totals: Floats) -> None:
         """Games whose position came before end (`terms`); games whose history is full are
