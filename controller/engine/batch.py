@@ -346,31 +346,30 @@ class _Run:
         b, board = self.b, self.board
         options = b.rules.options
         r0, r1 = totals[:, 0], totals[:, 1]
-        terms = np.full(len(board), -1, np.int8)
         end = options.end
         if end == "side_empty":
-            terms[(r0 == 0) | (r1 == 0)] = _CODE[Termination.SIDE_EMPTY]
+            ended, code = (r0 == 0) | (r1 == 0), _CODE[Termination.SIDE_EMPTY]
         elif end == "all_pits_empty":
-            terms[(r0 == 0) & (r1 == 0)] = _CODE[Termination.ALL_PITS_EMPTY]
+            ended, code = (r0 == 0) & (r1 == 0), _CODE[Termination.ALL_PITS_EMPTY]
         else:
             s0, s1 = totals[:, 2], totals[:, 3]
             total = r0 + r1 + s0 + s1
-            majority = (2 * s0 > total) | (2 * s1 > total) | ((s0 == s1) & (2 * s0 == total))
-            terms[majority] = _CODE[Termination.MAJORITY]
-        going = terms < 0
-        here = np.where(candidate == 0, r0, r1)
+            ended = (2 * s0 > total) | (2 * s1 > total) | ((s0 == s1) & (2 * s0 == total))
+            code = _CODE[Termination.MAJORITY]
+        terms = np.where(ended, code, np.int8(-1))
+        here = _row_of(totals, candidate)
         if options.no_move == "end":
-            terms[going & (here == 0)] = _CODE[Termination.NO_MOVE]
+            stuck = ~ended & (here == 0)
             player = candidate
         else:
-            there = np.where(candidate == 0, r1, r0)
-            terms[going & (here == 0) & (there == 0)] = _CODE[Termination.NO_MOVE]
+            stuck = ~ended & (here == 0) & (_row_of(totals, 1 - candidate) == 0)
             player = np.where(here == 0, 1 - candidate, candidate)
+        terms = np.where(stuck, _CODE[Termination.NO_MOVE], terms)
         self.player = player
         self.legal = _legal(b, board, player, totals)
         if options.must_feed:
             # Only a starving opponent's mover can be left without a move.
-            theirs = np.where(player == 0, totals[:, 1], totals[:, 0])
+            theirs = _row_of(totals, 1 - player)
             hungry = np.nonzero((theirs == 0) & (terms < 0))[0]
             stuck = hungry[~self.legal[hungry].any(axis=1)]
             terms[stuck] = _CODE[Termination.CANNOT_FEED]
@@ -522,14 +521,14 @@ class _Run:
         self.out_moves[ids] = self.moves[rows]
         keep = np.nonzero(~done)[0]
         self.board = np.take(self.board, keep, axis=0)
-        self.player = self.player[keep]
+        self.player = np.take(self.player, keep)
         self.legal = np.take(self.legal, keep, axis=0)
-        self.ids = self.ids[keep]
-        self.moves = self.moves[keep]
+        self.ids = np.take(self.ids, keep)
+        self.moves = np.take(self.moves, keep)
         if self.cycle:
-            self.hist_len = self.hist_len[keep]
-            self.hist_stored = self.hist_stored[keep]
-            self.bloom = self.bloom[keep]
+            self.hist_len = np.take(self.hist_len, keep)
+            self.hist_stored = np.take(self.hist_stored, keep)
+            self.bloom = np.take(self.bloom, keep)
 
 
 # -- whole moves on many boards ---------------------------------------------------------------
@@ -539,6 +538,12 @@ def _totals(b: BatchRules, board: Board) -> Floats:
     """(row 0, row 1, store 0, store 1) of every board."""
     totals: Floats = board @ b.totals
     return totals
+
+
+def _row_of(totals: Floats, player: Ints) -> Floats:
+    """The seeds in `player`'s row, from `_totals`."""
+    row: Floats = np.take(totals.reshape(-1), np.arange(len(totals)) * 4 + player)
+    return row
 
 
 def _stored(b: BatchRules, board: Board) -> Ints:
@@ -590,7 +595,7 @@ def _apply(b: BatchRules, board: Board, player: Ints, pits: Ints) -> tuple[Bools
     "Would be a grand slam" is `Rules._would_grand_slam`: the capture run takes every seed of
     the opponent's row (whether or not the options then let it capture).
     """
-    start = b.pit_index[player, pits]
+    start = player * (b.n + 1) + pits
     code = b.code(player, start, _at(board, start).astype(np.int64))
     board += np.take(b.sow, code, axis=0)
     last: Ints = np.take(b.last, code)
@@ -617,7 +622,8 @@ def _apply(b: BatchRules, board: Board, player: Ints, pits: Ints) -> tuple[Bools
 def _capture_opposite(
     b: BatchRules, board: Board, player: Ints, last: Ints, in_store: Bools
 ) -> None:
-    hit = ~in_store & b.own_row[player, last] & (_at(board, last) == 1)
+    hit = ~in_store & np.take(b.own_row.reshape(-1), player * b.width + last)
+    hit &= _at(board, last) == 1
     rows = np.nonzero(hit)[0]
     if not len(rows):
         return
