@@ -53,6 +53,7 @@ DRAW = 2  # `winners` entry of a drawn game
 # it); one that goes on longer without leaves the batch for the per-move fast path.
 HISTORY = 128  # random oware: 1 game in 500 goes longer
 _LENGTH_CLASSES = (4, 16, 48, HISTORY)
+_BLOOM_WORDS = 4  # 256 bits a game: with 20 positions, 1 new one in 13 needs a compare
 CYCLE_CHUNK = 16384  # games played together when the cycle rule keeps histories (34 MB)
 
 # Termination codes in `BatchResult.terminations`, in the order of `Termination`.
@@ -298,7 +299,7 @@ class _Run:
             self.hist = np.zeros((batch.key_words, count, HISTORY), np.int64)
             # By row: lengths, stored seeds, Bloom filters.
             self.hist_len = np.zeros(count, np.int64)
-            self.bloom = np.zeros(count, np.uint64)
+            self.bloom = np.zeros((count, _BLOOM_WORDS), np.uint64)
             self.hist_stored = _stored(batch, self.board)
             self._remember(self.hist_stored.copy())
         self.legal = _legal(batch, self.board, self.player, _totals(batch, self.board))
@@ -393,7 +394,7 @@ class _Run:
         (the position repeats, the history is full).
 
         A history's packed keys are kept by game id (never compacted), a row of entries a
-        game. A 64-bit Bloom filter per game says at once that most positions are new; for the
+        game. A 256-bit Bloom filter per game says at once that most positions are new; for the
         others the first words are compared over only as many entries as the games of a length
         class hold, and the other words where the first is equal.
         """
@@ -407,7 +408,9 @@ class _Run:
         for w in range(1, keys.shape[1]):
             spread += keys[:, w] * np.int64(-4658895280553007687)
         bits = np.left_shift(np.uint64(1), (spread >> 58).astype(np.uint64) & np.uint64(63))
-        maybe = (self.bloom & bits) != 0
+        word = np.arange(len(ids)) * _BLOOM_WORDS + ((spread >> 52) & (_BLOOM_WORDS - 1))
+        bloom = self.bloom.reshape(-1)
+        maybe = (np.take(bloom, word) & bits) != 0
         repeat = np.zeros(len(ids), np.bool_)
         low = 0
         for cap in _LENGTH_CLASSES:
@@ -427,7 +430,7 @@ class _Run:
         slots = ids[put] * HISTORY + lengths[put]
         for w in range(keys.shape[1]):
             np.put(self.hist[w].reshape(-1), slots, keys[put, w])
-        self.bloom[put] |= bits[put]
+        np.put(bloom, word[put], np.take(bloom, word[put]) | bits[put])
         lengths[put] += 1
         return repeat, full
 
@@ -528,7 +531,7 @@ class _Run:
         if self.cycle:
             self.hist_len = np.take(self.hist_len, keep)
             self.hist_stored = np.take(self.hist_stored, keep)
-            self.bloom = np.take(self.bloom, keep)
+            self.bloom = np.take(self.bloom, keep, axis=0)
 
 
 # -- whole moves on many boards ---------------------------------------------------------------
