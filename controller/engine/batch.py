@@ -53,6 +53,7 @@ DRAW = 2  # `winners` entry of a drawn game
 # it); one that goes on longer without leaves the batch for the per-move fast path.
 HISTORY = 128  # random oware: 1 game in 500 goes longer
 _LENGTH_CLASSES = (4, 16, 48, HISTORY)
+_RECENT = 16  # entries of a history kept in the small array
 _BLOOM_WORDS = 4  # 256 bits a game: with 20 positions, 1 new one in 13 needs a compare
 CYCLE_CHUNK = 16384  # games played together when the cycle rule keeps histories (34 MB)
 
@@ -296,7 +297,11 @@ class _Run:
         if self.cycle:
             # By game id, a row of entries a game: rows are compacted as games end, these
             # are not.
-            self.hist = np.zeros((batch.key_words, count, HISTORY), np.int64)
+            # The first `_RECENT` entries apart: most histories are short, and that smaller
+            # array stays in the caches while every game writes to it.
+            recent = min(_RECENT, HISTORY)
+            self.recent = np.zeros((batch.key_words, count, recent), np.int64)
+            self.older = np.zeros((batch.key_words, count, HISTORY - recent), np.int64)
             # By row: lengths, stored seeds, Bloom filters.
             self.hist_len = np.zeros(count, np.int64)
             self.bloom = np.zeros((count, _BLOOM_WORDS), np.uint64)
@@ -418,18 +423,28 @@ class _Run:
             low = cap
             if not len(cls):
                 continue
-            hits = self.hist[0][ids[cls], :cap] == keys[cls, 0][:, None]
-            hits &= np.arange(cap)[None, :] < lengths[cls, None]
-            k, j = np.nonzero(hits)
-            same = np.ones(len(k), np.bool_)
-            for w in range(1, keys.shape[1]):
-                same &= self.hist[w, ids[cls[k]], j] == keys[cls[k], w]
-            repeat[cls[k[same]]] = True
+            recent = self.recent.shape[2]
+            for store, first, size in (
+                (self.recent, 0, min(cap, recent)),
+                (self.older, recent, cap - recent),
+            ):
+                if size <= 0:
+                    continue
+                hits = store[0][ids[cls], :size] == keys[cls, 0][:, None]
+                hits &= np.arange(first, first + size)[None, :] < lengths[cls, None]
+                k, j = np.nonzero(hits)
+                same = np.ones(len(k), np.bool_)
+                for w in range(1, keys.shape[1]):
+                    same &= store[w, ids[cls[k]], j] == keys[cls[k], w]
+                repeat[cls[k[same]]] = True
         full = ~repeat & (lengths >= HISTORY)
         put = ~repeat & ~full
-        slots = ids[put] * HISTORY + lengths[put]
-        for w in range(keys.shape[1]):
-            np.put(self.hist[w].reshape(-1), slots, keys[put, w])
+        for store, first in ((self.recent, 0), (self.older, self.recent.shape[2])):
+            size = store.shape[2]
+            here = put & (lengths >= first) & (lengths < first + size)
+            slots = ids[here] * size + lengths[here] - first
+            for w in range(keys.shape[1]):
+                np.put(store[w].reshape(-1), slots, keys[here, w])
         np.put(bloom, word[put], np.take(bloom, word[put]) | bits[put])
         lengths[put] += 1
         return repeat, full
@@ -444,8 +459,14 @@ class _Run:
         of now: they have not changed since the history began)."""
         now = self._key(row)
         game_id = int(self.ids[row])
+        recent = self.recent.shape[2]
         return [
-            self._unpack(self.hist[:, game_id, k].tolist(), now)
+            self._unpack(
+                (
+                    self.recent[:, game_id, k] if k < recent else self.older[:, game_id, k - recent]
+                ).tolist(),
+                now,
+            )
             for k in range(int(self.hist_len[row]))
         ]
 
