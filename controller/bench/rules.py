@@ -10,7 +10,8 @@ arrays) in Kalah(6,4), oware and congkak, beside OpenSpiel's C++ random rollouts
 same run: `pyspiel.MCTSBot` with one simulation of a `pyspiel.RandomRolloutEvaluator` of
 `ROLLOUTS` rollouts from the start, all in C++. OpenSpiel does not count the moves of its
 rollouts: each is a uniformly random game from the start, so its moves are the mean length of
-such games, taken from the batch's own games (same rules: `sowboard bench openspiel`).
+such games, taken from the batch's own games (same rules: `sowboard bench openspiel`). The two
+are measured in turns and the ratio is the median of each pair's ratio.
 
 The last three lines are the fast-path figures.
 """
@@ -148,26 +149,34 @@ def openspiel_rollout_rate(
 
 
 def batch_figures(seconds: float, repeats: int) -> None:
+    """Ours and OpenSpiel's measured in turns, `repeats` times each: on a machine whose load
+    changes (a shared PC, a Pi running the daemon) a pair measured back to back shares it, so
+    the ratio printed is the median of the pairs' ratios."""
     print(
         f"# batch playouts, {BATCH_SIZE} games at once, beside OpenSpiel's C++ random rollouts "
-        f"(MCTSBot, one simulation of a RandomRolloutEvaluator of {ROLLOUTS} rollouts)",
+        f"(MCTSBot, one simulation of a RandomRolloutEvaluator of {ROLLOUTS} rollouts), "
+        f"measured in turns, medians of {repeats}",
         flush=True,
     )
     for name, (variant, options, theirs_name) in BATCH_GAMES.items():
         run, length = batch_rate(Rules.for_variant(variant, options))
-        ours = _median_rate(run, seconds, repeats)
-        print(f"{name}_batch moves_per_s={ours:.0f} game_length={length:.1f}", flush=True)
+        theirs_run = openspiel_rollout_rate(theirs_name, length) if theirs_name else None
+        ours: list[float] = []
+        theirs: list[float] = []
+        for _ in range(repeats):
+            ours.append(_median_rate(run, seconds, 1))
+            if theirs_run is not None:
+                theirs.append(_median_rate(theirs_run, seconds, 1))
+        rate = statistics.median(ours)
+        print(f"{name}_batch moves_per_s={rate:.0f} game_length={length:.1f}", flush=True)
         if theirs_name is None:
             continue
-        theirs_run = openspiel_rollout_rate(theirs_name, length)
         if theirs_run is None:
             print(f"# openspiel_{theirs_name}_rollouts: pyspiel not installed")
             continue
-        theirs = _median_rate(theirs_run, seconds, repeats)
-        print(f"openspiel_{theirs_name}_rollouts moves_per_s={theirs:.0f}", flush=True)
-        print(
-            f"{name}_batch/openspiel_{theirs_name}_rollouts ratio={ours / theirs:.2f}", flush=True
-        )
+        print(f"openspiel_{theirs_name}_rollouts moves_per_s={statistics.median(theirs):.0f}")
+        ratio = statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
+        print(f"{name}_batch/openspiel_{theirs_name}_rollouts ratio={ratio:.2f}", flush=True)
 
 
 def main(seconds: float = 2.0, repeats: int = 5) -> int:
