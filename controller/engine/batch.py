@@ -1,8 +1,8 @@
 """Random playouts of many games at once, on numpy arrays: the engine's fast path.
 
 `Rules.apply_move` sows one seed at a time in Python; a search wants millions of moves a
-second. Here every game of a batch is a row of one integer array and each move of every game is
-a handful of array operations:
+second. Here every game of a batch is a row of one array and each move of every game is a
+handful of array operations:
 
 - a lap is one table look-up: a row of `sow` is the whole change a lap of `seeds` seeds from
   `start` makes to the board (the lifted pit included), `last` says where it ends. Relays
@@ -10,14 +10,16 @@ a handful of array operations:
 - the boards are float32 (exact for whole numbers far beyond any game): row totals, stores,
   the pits of the player to move and the random choice among them are products with small
   0/1 matrices, which BLAS (on one thread) does many times faster than numpy's reductions
-  over short rows;
-  single places are read and written through the flat array (`np.take`, `np.put`);
+  over short rows; single places are read and written through the flat array (`np.take`,
+  `np.put`);
 - captures, turn order, passes, the end rules and sweeps are masks over the batch;
 - must-feed and forbidden grand slams are decided by trying every pit on copies of the boards,
-  exactly as `Rules.legal_moves` does one at a time;
-- the `cycle` rule keeps, per game, the positions seen since the stores last changed, packed
-  into integers. A game that goes longer than `HISTORY` moves without a capture is finished by
-  the per-move engine (`Game`) from its exact history: rare, and always the same rules.
+  exactly as `Rules.legal_moves` does one at a time (must-feed by a table where the lap alone
+  decides);
+- the `cycle` rule keeps, per game, exact keys of the positions seen since the stores last
+  changed, behind a Bloom filter. A game that goes longer than `HISTORY` moves without a
+  capture is finished by the per-move engine (`Game`) from its exact history: rare (1 random
+  oware game in 500), and always the same rules.
 
 The property tests (tests/engine) replay every batch game's moves through `Game` and compare
 the final positions, for every preset and random option mixes.
