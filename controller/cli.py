@@ -220,6 +220,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.openspiel import main as bench_openspiel
 
         return bench_openspiel(games=int(given(args.games, 1000)))
+    if args.what == "opponent":
+        from controller.bench.opponent import main as bench_opponent
+
+        return bench_opponent(games=int(given(args.games, 100)), seconds=given(args.seconds, 0.4))
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
@@ -349,7 +353,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument(
         "what",
-        choices=["rules", "tracking", "openings", "openspiel", "web", "humans", "pi-reader"],
+        choices=[
+            "rules",
+            "tracking",
+            "openings",
+            "openspiel",
+            "web",
+            "humans",
+            "pi-reader",
+            "opponent",
+        ],
         help="what to measure",
     )
     p.add_argument(
@@ -357,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=number_in(0, 3600, low_open=True, unit="seconds"),
         default=None,
         help="rules: seconds per measurement (2); web: seconds of streaming (30); "
-        "pi-reader: seconds per reader (60)",
+        "pi-reader: seconds per reader (60); opponent: think time a move (0.4)",
     )
     p.add_argument(
         "--busy",
@@ -395,7 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=number_in(1, 100000, whole=True),
         default=None,
         help="openspiel: random games per rule set (1000); openings: per configuration (100; "
-        "with --daemon 40); humans: games in all (96, one of each configuration)",
+        "with --daemon 40); humans: games in all (96, one of each configuration); "
+        "opponent: games per match (100)",
     )
     p.add_argument(
         "--profile",
