@@ -1287,7 +1287,7 @@ class Referee:
         ):
             return True
         take = self._expected_at(place, *TAKES)
-        if take is None or not self._same_hand_or_two(take, tentative.step):
+        if take is None or not (before or self._taken_before_settling(take, tentative.step)):
             return False
         if not after:
             self._take(cell, place, self.seed_g - pending.net_g, t, guessed=1)
@@ -1299,12 +1299,16 @@ class Referee:
             cell, place, take, lifted_g, pending, 1, question, still_lifting
         )
 
-    def _same_hand_or_two(self, take: Step, sow: Step) -> bool:
-        """May a pit be taken at once after a seed guessed there? By the hand that sowed it (a
-        relay or capture), or by either hand while two play at once; a player starting the
-        next move does not lift the cup the last seed has not settled in yet (a palm that
-        rested on the cup and lifted off nets to nothing too)."""
-        return take.player == sow.player or len(self.game.active_players()) >= 2
+    def _taken_before_settling(self, take: Step, sow: Step) -> bool:
+        """May an empty pit be taken after a seed guessed there before the cup settled (the
+        cup back at its level)? By the hand that sowed it (a relay or capture), or by either
+        hand while two play at once. A player starting the next move from the seed just sown
+        alone does so only after a moment: before the cup settles at 10 SPS (0.4 s), but at
+        80 SPS (0.1 s) a palm that rested on the cup and lifted off is likelier. (From a pit
+        that held seeds, the cup falling below its level shows the take either way.)"""
+        return (
+            take.player == sow.player or len(self.game.active_players()) >= 2 or self.detector.slow
+        )
 
     def _sown_first(self, cell: int, place: Place) -> bool:
         """A hand's last seed is due at `place` and it would lift the pit again (a relay or
