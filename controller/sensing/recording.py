@@ -223,11 +223,13 @@ def software_version() -> str:
 
 
 def referee_fingerprint() -> str:
-    """A digest of the code that turns frames into steps and flags (the tracking package and
-    the detector): the package version does not change with every commit, and a replay by a
-    changed referee may raise a flag a few frames later than it was raised live."""
+    """A digest of the code that turns frames into steps and flags (the tracking package, the
+    rules engine it follows and the detector): the package version does not change with every
+    commit, and a replay by a changed referee may raise a flag a few frames later than it was
+    raised live."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    for path in [*sorted((root / "tracking").glob("*.py")), root / "sensing" / "detect.py"]:
+    sources = [*sorted((root / "tracking").glob("*.py")), *sorted((root / "rules").glob("*.py"))]
+    for path in [*sources, root / "sensing" / "detect.py"]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]

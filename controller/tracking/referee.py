@@ -61,10 +61,11 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 # may be a finger, a palm or a forearm resting on the cup (10 g to a few hundred: SIMULATION.md's
 # human hands), and it may rest there for REST_MAX_S before its weight is called seeds ...
 REST_MAX_S = 12.0
+SLIP_MAX_SEEDS = 2.5  # ... but two seeds slipping together into the cup due weigh up to this
 # Fingers brushing a cup (30-80 ms) or a bouncing seed striking it (20 ms, SIMULATION.md) may
 # read as settled for a moment at 80 SPS: four readings agree at their top (each the mean of
-# the last 50 ms), and they fall back within 30 ms. A seed where none is due is flagged, and a
-# landing guessed on the rise confirmed, once its level has held this long. (At 10 SPS a reading averages 100 ms: a brush
+# the last 50 ms), and they fall back within 30 ms. A seed where none is due is flagged, and
+# (one hand playing) a landing guessed on the rise confirmed, once its level has held this long. (At 10 SPS a reading averages 100 ms: a brush
 # never settles, see sensing/detect.py, and a settled level is judged at once.)
 STRAY_HOLD_S = 0.05
 # ... unless a hand holding just that many seeds takes no step for this long (or for
@@ -74,8 +75,8 @@ HAND_STOPPED_S = 0.8
 HAND_STOPPED_INTERVALS = 2.0
 SETTLING_S = 0.3  # a cup settles again this soon after a landing, at most
 # A landing rings to 3-6 times the seed's weight for a moment, and a hand grabbing presses the
-# cup with 20-60 g (SIMULATION.md): a cup read further above its level than both is bearing a
-# forearm or a palm (see `Referee._arm_g`).
+# cup with 20-60 g (SIMULATION.md), perhaps just after: a cup read further above its level than
+# both together is bearing a forearm or a palm (see `Referee._arm_g`).
 RING_MAX_SEEDS = 6.0
 PRESS_MAX_G = 80.0
 # A grab presses 0.15 s before the seeds leave (SIMULATION.md): a cup back at its level this
@@ -178,9 +179,9 @@ class Pending:
     onset_t: float  # when the cup began to move (the first change's onset)
     patience_until: float = 0.0  # a weight that is no whole number of seeds: wait longer
     high_g: float = -math.inf  # the most the cup read meanwhile (a hand pressing to grab)
-    # Waited for as a hand resting, but weighing as many seeds as a hand holds: they are its
-    # seeds if it takes no step for HAND_STOPPED_S (see `Referee._hand_stopped`).
-    seeds_if_stopped: int = 0
+    # Waited for as a hand resting (REST_MAX_S); its seeds after all if it weighs just what a
+    # hand holds and that hand takes no step for HAND_STOPPED_S (`Referee._hand_stopped`).
+    resting: bool = False
     held: bool = False  # judged again once it held for STRAY_HOLD_S
 
     @property
@@ -262,7 +263,7 @@ class Referee:
         self.tentative: dict[int, Tentative] = {}
         self.pending: dict[int, Pending] = {}
         self.partial: dict[int, tuple[float, Flag]] = {}
-        # Pits lifted early but found not empty when they settled: (seeds left, flag).
+        # Pits a take left seeds in, the take fed: the seeds the hand owes (see LeftBehind).
         self.left_behind: dict[int, LeftBehind] = {}
         # Pits a hand is still lifting, both hands' seeds in them (a simultaneous opening).
         self.lifting: dict[int, Lifting] = {}
@@ -329,8 +330,8 @@ class Referee:
         settled = self._take_settled_changes(batch.events, t)
         if settled and not batch.common_mode:
             self._explain_in_order(settled)
-        held = self._newly_held(t)
-        if held and not batch.common_mode:
+        held = [] if batch.common_mode else self._newly_held(t)
+        if held:
             self._explain_in_order(held)
         if self.tentative:
             self._arms_undone()  # (an arm on several cups reads like a knock: common mode)
@@ -617,8 +618,17 @@ class Referee:
             carry.flag.resolved_t = t
 
     def _blocked(self) -> bool:
-        """While a hand mistake waits to be put right, no new step is taken."""
-        return any(f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT) for f in self.flags)
+        """While a hand mistake waits to be put right, no new step is taken. (Not for seeds
+        left in a pit: its pickup stands, and the hand's seeds sown meanwhile are its steps.)"""
+        owed = {
+            id(left.flag)
+            for left in self.left_behind.values()
+            if left.taken is not None and left.taken.step.kind is StepKind.PICKUP
+        }
+        return any(
+            f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT) and id(f) not in owed
+            for f in self.flags
+        )
 
     # -- explaining settled changes -------------------------------------------------------------
 
@@ -712,7 +722,7 @@ class Referee:
         more to wait for, and the cup's next seed is to be seen as soon as it lands."""
         return abs(self._seeds(pending.net_g)) < MIN_SEED
 
-    def _resting_for(self, n: float) -> float:
+    def _resting_for(self, n: float, place: Place | None) -> float:
         """How long a rise of `n` seeds that no due step explains may be a hand resting on the
         cup (0: it can only be seeds). A hand slips one seed; a finger or palm weighs 10 g
         and more (SIMULATION.md), two seeds and up: anything heavier than one seed a hand
@@ -720,9 +730,14 @@ class Referee:
         REST_MAX_S, or until a hand that holds that many seeds stops sowing
         (`_hand_stopped`)."""
         hands = len(self.game.active_players())
-        if n >= max(1, hands) - 1 + self.two_seeds_at():
+        if n >= max(1, hands) - 1 + self.two_seeds_at() and not self._slipped_here(n, place):
             return REST_MAX_S
         return 0.0 if self._whole_seeds(n) else PATIENCE_S
+
+    def _slipped_here(self, n: float, place: Place | None) -> bool:
+        """Two seeds slipping together into the cup where a seed is due (an extra seed) weigh
+        like a light finger: up to SLIP_MAX_SEEDS, whole, they are seeds."""
+        return n <= SLIP_MAX_SEEDS and self._whole_seeds(n) and self._due_at(place, StepKind.SOW)
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
@@ -731,9 +746,9 @@ class Referee:
         rested a finger there, it would have sown on. (A hand that pauses mid-sowing while a
         finger rests elsewhere is waited for: a rest weighs as many seeds as it holds only by
         chance.)"""
-        k = pending.seeds_if_stopped
-        if not k or self.now - pending.onset_t < HAND_STOPPED_S:
+        if not pending.resting or self.now - pending.onset_t < HAND_STOPPED_S:
             return False
+        k = _count(self._seeds(pending.net_g))
         players = {p for p, hand in enumerate(self.game.hands) if hand.seeds == k}
         waited = self.now - pending.onset_t
         if any(waited < HAND_STOPPED_INTERVALS * self._interval(p) for p in players):
@@ -1002,7 +1017,7 @@ class Referee:
                 # follow. At 10 SPS a level that settled has held for 0.3 s, longer than the
                 # last seeds take to leave a hand's grip (at 80 SPS it may not have: the
                 # judgement after the hold sees those).
-                self._lifted_in_part(cell, take, -pending.net_g, pending.level_g)
+                self._lifted_in_part(cell, take, -pending.net_g, pending.level_g, pending.last_t)
                 return True
         if (
             self._one_seed(n)
@@ -1083,12 +1098,11 @@ class Referee:
         k = _count(n)
         place = self.place_of.get(cell)
         t = pending.last_t
-        if n > 1.0 and pending.patience_until == 0.0 and (rest := self._resting_for(n)):
+        if n > 1.0 and pending.patience_until == 0.0 and (rest := self._resting_for(n, place)):
             # Not seeds a hand would slip: a finger or a hand resting on the cup, most likely.
             # Give it time to go away before calling it seeds.
             pending.patience_until = t + rest
-            if rest == REST_MAX_S:
-                pending.seeds_if_stopped = max(1, k)
+            pending.resting = rest == REST_MAX_S
             self.pending[cell] = pending
             return False
         if cell in self.lifting:
@@ -1194,7 +1208,7 @@ class Referee:
             del self.last_landing[cell]
             return True
         if take is not None:
-            self._lifted_in_part(cell, take, -pending.net_g, pending.level_g)
+            self._lifted_in_part(cell, take, -pending.net_g, pending.level_g, pending.last_t)
             return True
         if self._missed_landing_then_capture(cell, place, pending):
             return True
@@ -1247,7 +1261,8 @@ class Referee:
         whole = round(left) >= 1 and abs(left - round(left)) <= 0.25
         # (settled part way: the landing and this rise are one seed, as heavy as seeds come)
         part_way = n > 0 and self._seeds(landing[1]) < 1 - 2 * self.seed_cv()
-        if not (whole and n < 0.5) and not (part_way and self._one_seed(left)):
+        one = self._one_seed(left) and left < 1 + 3 * self.seed_cv()  # (not a second seed)
+        if not (whole and n < 0.5) and not (part_way and one):
             return False
         grams = landing[1] + pending.net_g
         if self.single_seeds and self.single_seeds[-1] == landing[1]:
@@ -1653,10 +1668,15 @@ class Referee:
             # Lifted, but not everything: the step stands and the rest must follow.
             del self.tentative[cell]
             self._left_in_pit(cell, tentative.step, left, pending.level_g)
+            if tentative.step.kind is not StepKind.PICKUP:  # (see `_lifted_in_part`)
+                flag = self._raise(NOT_ALL_LIFTED, self.place_of.get(cell))
+                self.left_behind[cell].flag = flag
             return True
         return False
 
-    def _lifted_in_part(self, cell: int, take: Step, lifted_g: float, level_g: float) -> None:
+    def _lifted_in_part(
+        self, cell: int, take: Step, lifted_g: float, level_g: float, t: float
+    ) -> None:
         """Seeds lifted from a pit whose take is due, whole seeds left in it. A pickup is
         taken with the seeds left owed by the hand (`LeftBehind`): a person lifts a full pit
         in two handfuls, and only sowing on without the rest is a mistake. A capture or sweep
@@ -1665,9 +1685,12 @@ class Referee:
         assert place is not None
         if take.kind is StepKind.PICKUP:
             before = len(self.steps)
-            if self._feed_take(take, cell, place, lifted_g, self.now, seed_before=False):
-                left = max(1, _count(self._seeds(level_g)))
-                self._left_in_pit(cell, self.steps[before].step, left, level_g)
+            if self._feed_take(take, cell, place, lifted_g, t, seed_before=False):
+                left = _count(self._seeds(level_g))
+                if left:
+                    self._left_in_pit(cell, self.steps[before].step, left, level_g)
+                else:
+                    self._emptied(cell)  # (what it reads is no seed: its zero)
                 return
         # A second partial lift of the same pit is the same problem: one flag.
         previous, flag = self.partial.get(cell) or (0.0, self._raise(NOT_ALL_LIFTED, place))
@@ -1699,12 +1722,15 @@ class Referee:
         that hand taken after its pickup, and seen to stay (a guess on the rise may be
         fingers brushing the cup)."""
         guesses = {t.step for t in self.tentative.values()}
-        for cell, left in self.left_behind.items():
+        for cell, left in list(self.left_behind.items()):
             if left.flag is not None:
+                continue
+            if left.taken not in self.steps:  # (by value: `adopt` swaps equal steps)
+                del self.left_behind[cell]  # the pickup was taken back: nothing is owed
                 continue
             player = self.hand_of.get(cell)
             for recognised in reversed(self.steps):
-                if recognised is left.taken:
+                if recognised == left.taken:
                     break
                 step = recognised.step
                 if step.player == player and step.kind is StepKind.SOW and step not in guesses:
@@ -1806,9 +1832,11 @@ class Referee:
 
     def _lift_stopped(self, cell: int) -> None:
         """A pit taken as still being lifted has not emptied: the lift left seeds after all
-        (a flag), and whatever else the cup does is judged as of a partial lift."""
+        (see `_lifted_in_part`), and whatever else the cup does is judged as of a partial
+        lift."""
         lifting = self.lifting.pop(cell)
-        self._lifted_in_part(cell, lifting.take, lifting.lifted_g, self.expected_g[cell] or 0.0)
+        level_g = self.expected_g[cell] or 0.0
+        self._lifted_in_part(cell, lifting.take, lifting.lifted_g, level_g, self.now)
 
     def _lost_seed_replaced(self, place: Place | None, pending: Pending) -> bool:
         """A seed came where one was expected while a stray waits further on.
@@ -1886,8 +1914,8 @@ class Referee:
 
     def _arm_g(self) -> float:
         """A cup read this far above its level is bearing a forearm or a palm: no seed's
-        ring, no grab's press."""
-        return max(PRESS_MAX_G, RING_MAX_SEEDS * self.seed_g)
+        ring and grab's press together."""
+        return PRESS_MAX_G + RING_MAX_SEEDS * self.seed_g
 
     def _arms_undone(self) -> None:
         """Undo a landing guessed on the rise of a cup that goes on rising past `_arm_g`: a

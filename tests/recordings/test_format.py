@@ -108,6 +108,9 @@ def test_simulate_frames_says_when_the_replay_differs(
     live = json.loads(text[-1])
     live["flags"] = []
     text[-1] = json.dumps(live) + "\n"
+    header = json.loads(text[0])
+    header["software"] = "sowboard 0.1.0"  # (as saved before recordings named their referee)
+    text[0] = json.dumps(header) + "\n"
     assert main(["simulate", "--frames", str(write(tmp_path / "d.jsonl.gz", text))]) == 1
     report = json.loads(capsys.readouterr().out)
     live = report["live"]

@@ -218,6 +218,7 @@ def test_a_pit_taken_as_still_being_lifted_that_does_not_empty_leaves_seeds_owed
     left = referee.left_behind[cell]
     assert left.flag is None and left.count == before["pits"][0][2]
     assert referee.belief()["pits"][0][2] == before["pits"][0][2]  # still in the pit
+    assert referee.belief()["hand"] == before["hand"]  # the hand owes them: it holds none
 
 
 def test_a_hand_that_just_lifted_a_pit_is_due_one_interval_after_the_lift() -> None:

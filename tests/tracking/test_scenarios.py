@@ -645,3 +645,96 @@ def test_a_hand_that_drops_its_seeds_in_the_wrong_pit_is_flagged_at_once(rate: i
     result = report(simulation, referee)
     assert [(f["kind"], f["at"]) for f in result["flags"]] == [("wrong_pit", [1, 1])]
     assert result["flags"][0]["t"] - 1.8 < 1.0
+
+
+def _kalah(actions: list[dict[str, Any]], rate: int = 80, random_seed: int = 4) -> dict[str, Any]:
+    return {
+        "variant": "kalah",
+        "sensors": {"rate_sps": rate, "random_seed": random_seed, "seed_cv": 0.03},
+        "actions": actions,
+    }
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_pit_lifted_in_two_handfuls_is_no_mistake(rate: int) -> None:
+    """SIMULATION.md's human hands: a small hand lifts pit 2's three seeds in two grabs half a
+    second apart, then sows. Seeds left in the pit are owed until the hand sows on without
+    them: here it does not, so no flag, and the move is followed seed by seed."""
+    actions = [
+        {"t": 1.0, "action": "take", "at": [0, 2], "n": 2},
+        {"t": 1.7, "action": "grab", "at": [0, 2]},
+        {"t": 2.4, "action": "drop", "at": [0, 3]},
+        {"t": 2.9, "action": "drop", "at": [0, 4]},
+        {"t": 3.4, "action": "drop", "at": [0, 5]},
+    ]
+    simulation, referee = run_simulation(parse_scenario(_kalah(actions, rate), "two handfuls"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 3], [0, 4], [0, 5]]
+    _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_sowing_on_without_the_seeds_left_is_not_all_lifted_until_they_are_fetched(
+    rate: int,
+) -> None:
+    """RULES.md: a pickup takes every seed of the pit. The hand lifts two of three and sows two
+    seeds before it goes back for the last: `not_all_lifted` at the pit once a seed is sown
+    without them, put right when the pit is emptied; the seeds sown meanwhile are the move's
+    steps (its pickup stands), not seeds in the wrong place."""
+    actions = [
+        {"t": 1.0, "action": "take", "at": [0, 2], "n": 2},
+        {"t": 1.6, "action": "drop", "at": [0, 3]},
+        {"t": 2.0, "action": "drop", "at": [0, 4]},
+        {"t": 3.0, "action": "grab", "at": [0, 2]},
+        {"t": 3.6, "action": "drop", "at": [0, 5]},
+    ]
+    simulation, referee = run_simulation(parse_scenario(_kalah(actions, rate), "sown on"))
+    result = report(simulation, referee)
+    [flag] = result["flags"]
+    assert (flag["kind"], flag["at"]) == ("not_all_lifted", [0, 2])
+    assert 1.6 < flag["t"] < 1.6 + (0.5 if rate == 80 else 1.0)
+    assert 3.0 < flag["resolved_t"] < 4.0
+    assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 3], [0, 4], [0, 5]]
+    _same_as_truth(result)
+
+
+def test_a_forearm_on_the_cup_about_to_be_sown_is_not_its_seed() -> None:
+    """A forearm leans 1.3 kg on the next two cups for two seconds while the hand lifts its
+    pit, and lifts off before the seeds come (SIMULATION.md's human hands): a cup read past a
+    seed's ring and a grab's press together bears an arm, so no landing is guessed there."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 2]},
+        {"t": 1.1, "action": "lean", "at": [[0, 3], [0, 4]], "g": 1300, "dur": 1.5},
+        {"t": 3.6, "action": "drop", "at": [0, 3]},
+        {"t": 4.1, "action": "drop", "at": [0, 4]},
+        {"t": 4.6, "action": "drop", "at": [0, 5]},
+    ]
+    simulation, referee = run_simulation(parse_scenario(_kalah(actions), "forearm"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 3], [0, 4], [0, 5]]
+    _same_as_truth(result)
+
+
+def test_a_palm_lifted_off_the_cup_about_to_be_sown_is_no_pickup_of_it() -> None:
+    """Kalah at 80 SPS: player 0 sows its last seed into its store; while player 1 grabs pit
+    [1, 5], a palm rests 32 g on [0, 0], the cup its first seed is due in, and lifts off before
+    the seed comes. The rise is no seed, and its going no pickup of that cup by player 0."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 2]},
+        {"t": 1.6, "action": "drop", "at": [0, 3]},
+        {"t": 2.1, "action": "drop", "at": [0, 4]},
+        {"t": 2.6, "action": "drop", "at": [0, 5]},
+        {"t": 3.1, "action": "drop", "at": [0, "store"]},
+        {"t": 4.5, "action": "grab", "at": [1, 5], "hand": 1},
+        {"t": 4.5, "action": "rest", "at": [0, 0], "g": 32, "dur": 0.15, "hand": 1},
+        {"t": 5.4, "action": "drop", "at": [1, "store"], "hand": 1},
+        {"t": 5.9, "action": "drop", "at": [0, 0], "hand": 1},
+    ]
+    simulation, referee = run_simulation(parse_scenario(_kalah(actions), "palm"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    steps = [(s["step"], s["at"]) for s in result["steps"]]
+    assert steps[-3:] == [("pickup", [1, 5]), ("sow", [1, "store"]), ("sow", [0, 0])]
+    _same_as_truth(result)
