@@ -722,7 +722,7 @@ class Referee:
         more to wait for, and the cup's next seed is to be seen as soon as it lands."""
         return abs(self._seeds(pending.net_g)) < MIN_SEED
 
-    def _resting_for(self, n: float, place: Place | None) -> float:
+    def _resting_for(self, n: float, place: Place | None, pending: Pending) -> float:
         """How long a rise of `n` seeds that no due step explains may be a hand resting on the
         cup (0: it can only be seeds). A hand slips one seed; a finger or palm weighs 10 g
         and more (SIMULATION.md), two seeds and up: anything heavier than one seed a hand
@@ -730,14 +730,24 @@ class Referee:
         REST_MAX_S, or until a hand that holds that many seeds stops sowing
         (`_hand_stopped`)."""
         hands = len(self.game.active_players())
-        if n >= max(1, hands) - 1 + self.two_seeds_at() and not self._slipped_here(n, place):
+        if n >= max(1, hands) - 1 + self.two_seeds_at() and not self._slipped_here(
+            n, place, pending
+        ):
             return REST_MAX_S
         return 0.0 if self._whole_seeds(n) else PATIENCE_S
 
-    def _slipped_here(self, n: float, place: Place | None) -> bool:
+    def _slipped_here(self, n: float, place: Place | None, pending: Pending) -> bool:
         """Two seeds slipping together into the cup where a seed is due (an extra seed) weigh
-        like a light finger: up to SLIP_MAX_SEEDS, whole, they are seeds."""
-        return n <= SLIP_MAX_SEEDS and self._whole_seeds(n) and self._due_at(place, StepKind.SOW)
+        like a light finger (up to SLIP_MAX_SEEDS, whole), but they strike it: at 80 SPS their
+        ring reads over the level they settle at, where a palm settles without. (At 10 SPS
+        the ring is averaged away: a rest is the likelier.)"""
+        return (
+            n <= SLIP_MAX_SEEDS
+            and self._whole_seeds(n)
+            and not self.detector.slow
+            and pending.pressed_g > 0.5 * self.seed_g
+            and self._due_at(place, StepKind.SOW)
+        )
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
@@ -1098,7 +1108,11 @@ class Referee:
         k = _count(n)
         place = self.place_of.get(cell)
         t = pending.last_t
-        if n > 1.0 and pending.patience_until == 0.0 and (rest := self._resting_for(n, place)):
+        if (
+            n > 1.0
+            and pending.patience_until == 0.0
+            and (rest := self._resting_for(n, place, pending))
+        ):
             # Not seeds a hand would slip: a finger or a hand resting on the cup, most likely.
             # Give it time to go away before calling it seeds.
             pending.patience_until = t + rest
