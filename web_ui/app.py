@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from controller.daemon.link import DaemonLink
 from web_ui import i18n, security
+from web_ui.events import SharedEvents
 from web_ui.security import PinGuard
 from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
@@ -55,6 +56,7 @@ class WebState:
     hosts: frozenset[str]
     bind_host: str
     streams: threading.BoundedSemaphore
+    events: SharedEvents
     stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -116,6 +118,7 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
         hosts=frozenset(name.lower() for name in app.config["ALLOWED_HOSTS"]),
         bind_host=str(app.config["BIND_HOST"]),
+        events=SharedEvents(),
     )
 
     from web_ui import api, pages
