@@ -46,7 +46,7 @@ def record() -> Response:
 def events() -> Response:
     shared = web_state()
     if not shared.streams.acquire(blocking=False):
-        raise ApiError(503, "too many live pages open; poll /api/state instead", None)
+        raise ApiError(503, "too many live pages open; poll /api/state instead", "streams")
     released = False
 
     def release() -> None:

@@ -39,6 +39,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 256 * 1024,
 }
 
+STREAM_RETRY_AFTER_S = 30
+
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -177,6 +179,10 @@ def _api_error(error: ApiError) -> Response:
         client = request.remote_addr or "unknown"
         wait = web_state().guard.retry_after(client)
         response.headers["Retry-After"] = str(max(wait, 1))
+    if error.status == 503 and error.field == "streams":
+        # A browser's EventSource retries a failed stream on its own; this says when a slot
+        # may be free (pages close) to any other client.
+        response.headers["Retry-After"] = str(STREAM_RETRY_AFTER_S)
     return response
 
 

@@ -141,6 +141,7 @@ def test_too_many_event_streams_are_refused(link: FakeLink) -> None:
 
     assert [s.status_code for s in streams] == [200, 200, 503]
     assert streams[2].get_json()["error"].startswith("too many live pages")
+    assert streams[2].headers["Retry-After"] == "30"  # when a slot may be free
 
     for s in streams:
         s.close()
