@@ -267,6 +267,10 @@ def _bench_daemon(args: argparse.Namespace) -> int:
         from controller.bench.fuzz import main as bench_fuzz
 
         return bench_fuzz(requests=args.requests)
+    if args.what == "damage":
+        from controller.bench.damage import main as bench_damage
+
+        return bench_damage()
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
 
@@ -382,6 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
             "kills",
             "soak",
             "fuzz",
+            "damage",
         ],
         help="what to measure",
     )
