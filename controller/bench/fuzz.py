@@ -12,7 +12,8 @@ are reached too), the others none, a wrong one, or a forged session cookie and C
 
 Figures: the status counts; `http_500` (any 5xx but the 503 of a full stream pool);
 `admin_without_pin`, admin actions answered 2xx to a client without the PIN; the loop's lag over the whole run (p99) and in its worst
-second. Targets: 0, 0, p99 under 10 ms. The last line printed is one JSON object.
+second; the daemon process's resident memory before and after. Targets: 0, 0, p99 under
+10 ms. The last line printed is one JSON object.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from controller.daemon.benchweb import rss_mb
 from controller.stats import summary
 
 LAG_TARGET_MS = 10.0
@@ -313,6 +315,7 @@ def _measure(daemon: Any, requests: int, seed: int, notes: list[str]) -> int:
     while loop.referee is None and time.monotonic() < deadline:
         time.sleep(0.05)
     lags_before = len(loop.stats.lags)
+    rss_before = rss_mb()
     started = time.monotonic()
     child = subprocess.run(
         [sys.executable, "-m", "controller.bench.fuzz", "127.0.0.1", str(daemon.server.port),
@@ -325,6 +328,7 @@ def _measure(daemon: Any, requests: int, seed: int, notes: list[str]) -> int:
         return 1
     result = json.loads(child.stdout.strip().splitlines()[-1])
     lags = [lag * 1000.0 for lag in list(loop.stats.lags)[lags_before:]]
+    result["rss_mb"] = [round(rss_before, 1), round(rss_mb(), 1)]
     return _report(result, lags, wall, notes)
 
 
@@ -362,6 +366,8 @@ def _report(result: dict[str, Any], lags: list[float], wall: float, notes: list[
         "loop_lag_ms_p99_worst_second": worst_second(lags, 30),
         "loop_lag_ms_max": lag["max"],
         "admin_without_pin": len(holes),
+        "rss_mb_before": result["rss_mb"][0],
+        "rss_mb_after": result["rss_mb"][1],
     }
     figures["targets_met"] = bool(
         not errors and not holes and lag["p99"] < LAG_TARGET_MS and not figures["no_answer"]

@@ -21,6 +21,7 @@ from flask import Flask
 
 from .config import Config, ConfigError, load_config
 from .loop import BoardLoop
+from .memory import limit_malloc_arenas
 from .notify import Notifier
 
 
@@ -67,6 +68,7 @@ class Daemon:
     ) -> None:
         from web_ui.serve import WebServer
 
+        limit_malloc_arenas()  # before the loop's and the web server's threads start
         self.config = config
         self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
         self.notifier = notifier or Notifier()
