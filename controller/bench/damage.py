@@ -2,8 +2,8 @@
 way a card damages it, and the daemon started on it.
 
 A data directory is played into being first (demo mode at speed 50 until a game is recorded
-and the next has moves: `game.jsonl`, `records.jsonl`, `sim_board.json`; a `calibration.json`
-is added). Then, for each file and each damage (cut in half, random bytes, empty, valid JSON of
+and the next has moves: `game.jsonl`, `records.jsonl`, `sim_board.json`; the calibration cases
+add a `calibration.json`). Then, for each file and each damage (cut in half, random bytes, empty, valid JSON of
 the wrong type), a copy of it is damaged and `sowboard run` started on it as a child process.
 Recorded: whether it starts; the notices and faults on the page (or its last words when it
 does not start); whether the damaged file is kept aside (`NAME.damaged-STAMP`) or left
@@ -58,21 +58,27 @@ def prepare(base: Path) -> None:
             time.sleep(0.5)
     finally:
         daemon.stop()
-    cells = 16  # congkak7: 14 pits and 2 stores, a cell each
+
+
+def calibration_file(path: Path) -> None:
+    """A calibration.json of the right shape for the congkak7 board (the simulated board uses
+    its own cells' when there is none, so only the calibration cases have one)."""
     calibration = {
         "version": 1,
         "board": "congkak7",
-        "cells": [{"offset": 0.0, "counts_per_g": 420.0}] * cells,
+        "cells": [{"offset": 0.0, "counts_per_g": 420.0}] * 16,  # 14 pits and 2 stores
         "seed_g": None,
         "seed_cv": None,
         "saved": "2026-01-01T00:00:00Z",
     }
-    (base / "calibration.json").write_text(json.dumps(calibration))
+    path.write_text(json.dumps(calibration, indent=1) + "\n")
 
 
 def one_case(base: Path, work: Path, name: str, how: str, rng: random.Random) -> dict[str, Any]:
     shutil.copytree(base, work)
     before = durable_moves(work)
+    if name == "calibration.json":
+        calibration_file(work / name)
     damage(work / name, how, rng)
     config = work.parent / f"{work.name}.toml"
     config.write_text(demo_config(work))
