@@ -460,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--requests",
-        type=number_in(1, 1000000, whole=True),
+        type=number_in(1, 100000, whole=True),
         default=2000,
         help="fuzz: requests in all, spread over every endpoint (2000)",
     )
