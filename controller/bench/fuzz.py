@@ -2,8 +2,10 @@
 requests while the simulated board is played.
 
 The daemon (loop + waitress) runs in this process on the simulated board, with an admin PIN;
-a child process (so that building requests does not compete with the loop for this
-interpreter's lock) sends N requests spread over every route of the web application (listed
+a child process at the lowest CPU priority (so that building requests competes with the loop
+neither for this interpreter's lock nor for the machine's CPUs: on the board the attackers
+are other machines; at normal priority the clients took a CPU and the loop's lag p99 tripled)
+sends N requests spread over every route of the web application (listed
 from its URL map, so a new endpoint is fuzzed without being named here) and a few that do not
 exist: every method, good and bad Content-Type, Origin and Host, deeply nested, huge, truncated,
 non-UTF-8 and wrongly typed bodies, absurd numbers, malformed HTTP. A few clients, each from
@@ -318,7 +320,8 @@ def _measure(daemon: Any, requests: int, seed: int, notes: list[str]) -> int:
     rss_before = rss_mb()
     started = time.monotonic()
     child = subprocess.run(
-        [sys.executable, "-m", "controller.bench.fuzz", "127.0.0.1", str(daemon.server.port),
+        ["nice", "-n", "19", sys.executable, "-m", "controller.bench.fuzz", "127.0.0.1",
+         str(daemon.server.port),
          str(requests), str(seed)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
