@@ -250,6 +250,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.openings import main as bench_openings
 
         return bench_openings(games=int(given(args.games, 100)), verbose=args.verbose)
+    return _bench_daemon(args)
+
+
+def _bench_daemon(args: argparse.Namespace) -> int:
+    """The benches that attack `sowboard run` from outside (issue 13's targets)."""
+    if args.what == "kills":
+        from controller.bench.kills import main as bench_kills
+
+        return bench_kills(kills=args.kills)
+    if args.what == "soak":
+        from controller.bench.soak import main as bench_soak
+
+        return bench_soak(hours=args.hours)
+    if args.what == "fuzz":
+        from controller.bench.fuzz import main as bench_fuzz
+
+        return bench_fuzz(requests=args.requests)
+    if args.what == "damage":
+        from controller.bench.damage import main as bench_damage
+
+        return bench_damage()
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
 
@@ -362,6 +383,10 @@ def build_parser() -> argparse.ArgumentParser:
             "humans",
             "pi-reader",
             "opponent",
+            "kills",
+            "soak",
+            "fuzz",
+            "damage",
         ],
         help="what to measure",
     )
@@ -420,6 +445,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--daemon",
         action="store_true",
         help="openings: on the daemon's own loop and virtual hands instead of scenarios",
+    )
+    p.add_argument(
+        "--kills",
+        type=number_in(1, 10000, whole=True),
+        default=100,
+        help="kills: SIGKILLs of the daemon in demo mode (100)",
+    )
+    p.add_argument(
+        "--hours",
+        type=number_in(0, 48, low_open=True, unit="simulated hours"),
+        default=8.0,
+        help="soak: simulated hours of demo at speed 50 (8)",
+    )
+    p.add_argument(
+        "--requests",
+        type=number_in(1, 100000, whole=True),
+        default=2000,
+        help="fuzz: requests in all, spread over every endpoint (2000)",
     )
     p.add_argument(
         "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"

@@ -34,6 +34,9 @@ REFUSED = [
     (["calibrate", "--grams", "-100"], "--grams", "more than 0"),
     (["bench", "humans", "--games", "0"], "--games", "from 1"),
     (["record", "--seconds", "-1"], "--seconds", "more than 0 to 3600 (seconds)"),
+    (["bench", "kills", "--kills", "0"], "--kills", "a whole number from 1 to 10000"),
+    (["bench", "soak", "--hours", "0"], "--hours", "more than 0 to 48 (simulated hours)"),
+    (["bench", "fuzz", "--requests", "-5"], "--requests", "a whole number from 1 to 100000"),
 ]
 
 
@@ -81,6 +84,13 @@ BENCHMARKS: list[tuple[list[str], str, dict[str, Any]]] = [
         "controller.bench.humans",
         {"games": 5, "profile": "child"},
     ),
+    (["bench", "kills"], "controller.bench.kills", {"kills": 100}),
+    (["bench", "kills", "--kills", "3"], "controller.bench.kills", {"kills": 3}),
+    (["bench", "soak"], "controller.bench.soak", {"hours": 8.0}),
+    (["bench", "soak", "--hours", "0.5"], "controller.bench.soak", {"hours": 0.5}),
+    (["bench", "fuzz"], "controller.bench.fuzz", {"requests": 2000}),
+    (["bench", "fuzz", "--requests", "300"], "controller.bench.fuzz", {"requests": 300}),
+    (["bench", "damage"], "controller.bench.damage", {}),
 ]
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from controller.daemon.link import CommandError, DaemonLink
+from controller.daemon.link import CommandError
 from web_ui import security, validate
 from web_ui.app import web_state
+from web_ui.events import event_stream
 from web_ui.sessions import COOKIE
 from web_ui.validate import ApiError
 
@@ -41,41 +42,11 @@ def record() -> Response:
     return response
 
 
-def status_event(status: dict[str, Any]) -> str:
-    """One server-sent event carrying a whole snapshot."""
-    data = json.dumps(status, separators=(",", ":"))
-    return f"id: {status.get('version', 0)}\nevent: status\ndata: {data}\n\n"
-
-
-def event_stream(
-    link: DaemonLink,
-    first: dict[str, Any],
-    *,
-    heartbeat_s: float,
-    poll_s: float,
-    stopping: Callable[[], bool],
-    clock: Callable[[], float] = time.monotonic,
-) -> Iterator[str]:
-    """The full snapshot, then every newer one; a comment line when idle for `heartbeat_s`."""
-    version = int(first.get("version", 0))
-    yield "retry: 2000\n" + status_event(first)
-    last_sent = clock()
-    while not stopping():
-        newer = link.wait_for_change(version, min(poll_s, heartbeat_s))
-        if newer is not None and int(newer.get("version", 0)) != version:
-            version = int(newer.get("version", 0))
-            yield status_event(newer)
-            last_sent = clock()
-        elif clock() - last_sent >= heartbeat_s:
-            yield ": keep-alive\n\n"
-            last_sent = clock()
-
-
 @bp.get("/events")
 def events() -> Response:
     shared = web_state()
     if not shared.streams.acquire(blocking=False):
-        raise ApiError(503, "too many live pages open; poll /api/state instead", None)
+        raise ApiError(503, "too many live pages open; poll /api/state instead", "streams")
     released = False
 
     def release() -> None:
@@ -102,6 +73,7 @@ def events() -> Response:
         heartbeat_s=float(config["SSE_HEARTBEAT_S"]),
         poll_s=float(config["SSE_POLL_S"]),
         stopping=stopping,
+        encode=shared.events.event,
     )
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"

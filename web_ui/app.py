@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from controller.daemon.link import DaemonLink
 from web_ui import i18n, security
+from web_ui.events import SharedEvents
 from web_ui.security import PinGuard
 from web_ui.sessions import SessionStore
 from web_ui.validate import ApiError
@@ -38,6 +39,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 256 * 1024,
 }
 
+STREAM_RETRY_AFTER_S = 30
+
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -55,6 +58,7 @@ class WebState:
     hosts: frozenset[str]
     bind_host: str
     streams: threading.BoundedSemaphore
+    events: SharedEvents
     stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -116,6 +120,7 @@ def create_app(link: DaemonLink, config: dict[str, Any] | None = None) -> Flask:
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
         hosts=frozenset(name.lower() for name in app.config["ALLOWED_HOSTS"]),
         bind_host=str(app.config["BIND_HOST"]),
+        events=SharedEvents(),
     )
 
     from web_ui import api, pages
@@ -174,6 +179,10 @@ def _api_error(error: ApiError) -> Response:
         client = request.remote_addr or "unknown"
         wait = web_state().guard.retry_after(client)
         response.headers["Retry-After"] = str(max(wait, 1))
+    if error.status == 503 and error.field == "streams":
+        # A browser's EventSource retries a failed stream on its own; this says when a slot
+        # may be free (pages close) to any other client.
+        response.headers["Retry-After"] = str(STREAM_RETRY_AFTER_S)
     return response
 
 

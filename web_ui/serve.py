@@ -43,6 +43,9 @@ def make_server(
         # once (`waitress.client_disconnected`) rather than at the second write that fails:
         # an event stream otherwise held its slot for two heartbeats (30 s and more).
         channel_request_lookahead=1,
+        # Refuse a body larger than the app takes before it is read: waitress otherwise buffers
+        # up to a gigabyte (the first half megabyte in memory) only for Flask to answer 413.
+        max_request_body_size=int(app.config.get("MAX_CONTENT_LENGTH") or 256 * 1024),
     )
 
 

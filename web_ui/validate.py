@@ -29,6 +29,9 @@ MAX_JSON_DEPTH = 16
 # A string (to its closing quote, or to the end of a body that never closes it: possessive,
 # so that a body of `"\` repeated costs one pass and not one per quote) or a bracket.
 _BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+_INNERMOST = re.compile(r"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
+_ANY_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class ApiError(Exception):
@@ -55,6 +58,8 @@ def _show(value: Any) -> str:
 def check_nesting(text: str) -> None:
     """Raise ValueError when the JSON `text` nests deeper than MAX_JSON_DEPTH (strings are
     skipped whole, so brackets inside them do not count), before the parser recurses."""
+    if not _may_nest_too_deep(text):
+        return
     depth = 0
     for match in _BRACKETS.finditer(text):
         token = match.group()
@@ -66,6 +71,21 @@ def check_nesting(text: str) -> None:
                 )
         elif token in "]}":
             depth -= 1
+
+
+def _may_nest_too_deep(text: str) -> bool:
+    """False when the brackets surely nest no deeper than allowed, found at C speed: the
+    bracket by bracket walk above (which says where) cost 14 ms of a web thread for 500 sim
+    actions and 22 ms for a 200 kB body, holding the interpreter the loop needs. With the
+    strings taken out, innermost pairs are taken away a level at a time."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return False
+    rest = _STRINGS.sub("", text)
+    for _ in range(MAX_JSON_DEPTH):
+        rest, removed = _INNERMOST.subn("", rest)
+        if not removed:
+            break
+    return _ANY_BRACKET.search(rest) is not None  # too deep, or brackets that do not match
 
 
 def check_text(body: Any) -> None:

@@ -9,6 +9,8 @@ not compete with the loop for this interpreter's lock) for `seconds` seconds. Fi
   target p99 under 20 ms.
 - client delay: from a snapshot's `published_at` to its arrival at a client; target p99 under
   250 ms.
+- memory: the daemon process's resident memory (VmRSS) at rest, before the pages connect, and
+  its peak while they are open (sampled every half second); target at most 60 MB.
 
 The last line printed is one JSON object.
 """
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from controller.stats import summary
@@ -32,6 +35,7 @@ from .run import Daemon
 
 LAG_TARGET_MS = 20.0
 DELAY_TARGET_MS = 250.0
+RSS_TARGET_MB = 60.0
 PUBLISHED = re.compile(rb'"published_at":([0-9.eE+-]+)')
 
 
@@ -161,6 +165,7 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
         "simulated board in demo mode (the virtual hand plays on its own)",
         flush=True,
     )
+    rss_rest = rss_mb()
     child = start_pages(port, clients, seconds)
     lags_before = len(loop.stats.lags)
     ticks_before = loop.stats.ticks
@@ -169,7 +174,12 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
     moves_before = len(loop.follower().completed)
     games_before = _games(loop)
     cpu_before = time.process_time()
-    out, _ = child.communicate(timeout=seconds + 60)
+    started = time.monotonic()
+    rss_peak = rss_rest
+    while child.poll() is None and time.monotonic() - started < seconds + 60:
+        time.sleep(0.5)
+        rss_peak = max(rss_peak, rss_mb())
+    out, _ = child.communicate(timeout=10)
     cpu = time.process_time() - cpu_before
     lags = [lag * 1000.0 for lag in list(loop.stats.lags)[lags_before:]]
     result = json.loads(out.strip().splitlines()[-1])
@@ -189,7 +199,15 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
     )
     print(f"client delay ms: p50 {delay['p50']} p99 {delay['p99']} max {delay['max']}")
     print(f"daemon process CPU: {cpu / seconds * 100:.0f} % of one core")
-    ok = lag["p99"] < LAG_TARGET_MS and delay["p99"] < DELAY_TARGET_MS and not result["refused"]
+    print(
+        f"daemon process RSS: {rss_rest:.1f} MB at rest, {rss_peak:.1f} MB at most with the pages"
+    )
+    ok = (
+        lag["p99"] < LAG_TARGET_MS
+        and delay["p99"] < DELAY_TARGET_MS
+        and not result["refused"]
+        and rss_peak <= RSS_TARGET_MB
+    )
     print(
         json.dumps(
             {
@@ -205,12 +223,25 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
                 "snapshots": publishes,
                 "refused": result["refused"],
                 "cpu_percent": round(cpu / seconds * 100, 1),
+                "rss_mb_rest": round(rss_rest, 1),
+                "rss_mb_peak": round(rss_peak, 1),
                 "targets_met": ok,
             }
         ),
         flush=True,
     )
     return 0 if ok else 1
+
+
+def rss_mb() -> float:
+    """This process's resident memory in MB (the daemon runs in it); 0 where /proc is not."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
 
 
 def _games(loop: Any) -> int:

@@ -256,3 +256,37 @@ def load_sim_board(path: Path, board: str, rules: Rules) -> SimLayout | None:
         game if isinstance(game, str) else None,
         steps if isinstance(steps, int) and not isinstance(steps, bool) else None,
     )
+
+
+# -- finished games -----------------------------------------------------------------------------
+
+
+def damaged_record_lines(text: str) -> list[str]:
+    """What is wrong with `records.jsonl`'s lines, one text a damaged line (none: intact).
+    A record is a JSON object with a list of moves, one a line, the last closed by its newline."""
+    problems = []
+    lines = text.split("\n")
+    if lines[-1]:
+        problems.append(f"line {len(lines)}: cut short (no end of line)")
+    for number, line in enumerate(lines[:-1], 1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            problems.append(f"line {number}: not JSON")
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("moves"), list):
+            problems.append(f"line {number}: not a game record")
+    return problems
+
+
+def good_record_lines(text: str) -> str:
+    """The whole, intact lines of `records.jsonl`'s text."""
+    kept = []
+    for line in text.split("\n")[:-1]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("moves"), list):
+            kept.append(line + "\n")
+    return "".join(kept)

@@ -57,6 +57,7 @@ from .notify import Notifier
 from .publisher import Publisher
 from .reactor import COMMAND_BUDGET_S, Handlers, LoopStats, Reactor
 from .recorder import Recorder, read_board_text
+from .records import check_records
 from .session import GameSession, SessionParts
 from .simboard import SimBoard
 from .status import Core, DaemonCore
@@ -131,6 +132,7 @@ class BoardLoop:
         self.link = LoopLink()
         self.board: Board = find_board(config.board)
         self.mode = config.mode
+        check_records(self.records_path, self.notes)
         opener = GameOpener(self.journal_path, self.board, config.board, self.writer, self.notes)
         game, resumed = opener.open(config.variant, config.options)
         target = resumed if resumed is not None else StepFollower.new(game.rules)

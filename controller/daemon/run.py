@@ -21,7 +21,10 @@ from flask import Flask
 
 from .config import Config, ConfigError, load_config
 from .loop import BoardLoop
+from .memory import limit_malloc_arenas
 from .notify import Notifier
+
+FIRST_SNAPSHOT_S = 10.0  # how long the page waits for the loop's first snapshot
 
 
 class StartError(RuntimeError):
@@ -67,6 +70,7 @@ class Daemon:
     ) -> None:
         from web_ui.serve import WebServer
 
+        limit_malloc_arenas()  # before the loop's and the web server's threads start
         self.config = config
         self.out = out or (lambda text: print(f"sowboard: {text}", flush=True))
         self.notifier = notifier or Notifier()
@@ -118,6 +122,10 @@ class Daemon:
 
     def start(self) -> Daemon:
         self.loop.start()
+        # The page is served once the loop has published its first snapshot: before it, the
+        # state held only a version number, and a page or a script that asked at once (a busy
+        # machine, a restart) got a status without its game or daemon sections.
+        self.loop.link.wait_for_change(0, FIRST_SNAPSHOT_S)
         self.server.start()
         return self
 

@@ -252,3 +252,22 @@ def test_a_reload_says_what_it_does_not_take(tmp_path: Path) -> None:
     assert "leds.brightness = 7 is out of range" in reloads[2]
     assert reloads[2].endswith("the admin PIN stays as it was")
     assert daemon.config.web.admin_pin == PIN
+
+
+def test_the_page_is_served_only_once_the_loop_has_published(tmp_path: Path) -> None:
+    """A busy machine's first request got `{"version": 0}`, without game or daemon sections."""
+    daemon = Daemon(make_config(tmp_path / "data", web={"port": 0}), out=lambda text: None)
+    served_at: list[int] = []
+    start_server = daemon.server.start
+
+    def start() -> Any:
+        served_at.append(daemon.loop.link.version)
+        return start_server()
+
+    daemon.server.start = start  # type: ignore[method-assign]
+    daemon.start()
+    try:
+        assert served_at and served_at[0] > 0
+        assert "daemon" in daemon.loop.link.get_status()
+    finally:
+        daemon.stop()

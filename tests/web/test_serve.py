@@ -131,3 +131,20 @@ def test_a_closed_page_is_noticed_long_before_the_next_heartbeat(link: FakeLink)
 
     assert status == 200
     assert freed_after < 3.0
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(link: FakeLink) -> None:
+    """waitress itself answers 413: it would otherwise buffer the whole body (up to 1 GB)."""
+    app = create_app(link, {**TEST_CONFIG, "MAX_CONTENT_LENGTH": 1000})
+    with WebServer(app, "127.0.0.1", 0) as server:
+        server_obj = server.server
+        assert server_obj.adj.max_request_body_size == 1000
+        conn = connect(server)
+        conn.request(
+            "POST",
+            "/api/sim/move",
+            body=b"x" * 5000,
+            headers={"Content-Type": "application/json"},
+        )
+        assert conn.getresponse().status == 413
+        conn.close()

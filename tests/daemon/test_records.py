@@ -1,0 +1,64 @@
+"""A damaged records.jsonl is kept aside, said so, and its intact games kept: appending to a
+line cut short glued the next game's record onto it (both lost)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from controller.daemon.files import RECORDS_FILE
+from tests.daemon.conftest import Board, make_config
+
+GOOD = '{"variant":"kalah","options":{},"moves":[1,2],"finished":true}\n'
+
+
+def start(data: Path, text: bytes) -> Board:
+    data.mkdir(parents=True, exist_ok=True)
+    (data / RECORDS_FILE).write_bytes(text)
+    board = Board(make_config(data))
+    board.ready()
+    return board
+
+
+def test_a_record_cut_short_is_kept_aside_and_the_next_game_appends_cleanly(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    board = start(data, (GOOD + GOOD[:30]).encode())
+    try:
+        notices = board.status()["daemon"]["notices"]
+        assert any("records.jsonl is damaged (line 2: cut short" in n for n in notices)
+        assert any("kept as" in n and "records.jsonl.damaged-" in n for n in notices)
+        board.loop.session.archive_record(finished=False)  # the next record goes in
+        board.play(2)
+        board.loop.session.archive_record(finished=False)
+        board.loop.writer.flush()
+    finally:
+        board.stop()
+    lines = (data / RECORDS_FILE).read_text().splitlines()
+    assert lines[0] == GOOD.strip()
+    assert [json.loads(line)["moves"] for line in lines[1:]] == [[2]]
+    (kept,) = data.glob("records.jsonl.damaged-*")
+    assert kept.read_bytes() == (GOOD + GOOD[:30]).encode()
+
+
+def test_lines_that_are_not_records_are_left_out(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    board = start(data, (GOOD + "[1, 2]\n\x00\xff garbage\n" + GOOD).encode("latin-1"))
+    try:
+        notices = board.status()["daemon"]["notices"]
+        assert any("line 2: not a game record; line 3: not JSON" in n for n in notices)
+        assert any("its 2 intact game records are kept" in n for n in notices)
+    finally:
+        board.stop()
+    assert (data / RECORDS_FILE).read_text() == GOOD + GOOD
+
+
+def test_intact_records_are_left_alone(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    board = start(data, (GOOD + GOOD).encode())
+    try:
+        assert not [n for n in board.status()["daemon"]["notices"] if "records" in n]
+    finally:
+        board.stop()
+    assert not list(data.glob("records.jsonl.damaged-*"))
