@@ -4,11 +4,7 @@ clean-up at all), started again, and the page shows the game as it was before th
 from __future__ import annotations
 
 import json
-import queue
 import signal
-import subprocess
-import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -16,47 +12,12 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from controller.bench.daemonproc import DaemonProcess
 
 
-class Daemon:
-    """`sowboard run` as a subprocess; the port comes from its own "status page:" line."""
-
-    def __init__(self, config: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.output: list[str] = []
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.url = self._wait_for_url()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def _wait_for_url(self) -> str:
-        end = time.monotonic() + 20
-        while time.monotonic() < end:
-            try:
-                line = self.lines.get(timeout=0.5)
-            except queue.Empty:
-                assert self.proc.poll() is None, "".join(self.output)
-                continue
-            self.output.append(line)
-            if "status page: " in line:
-                return line.split("status page: ")[1].strip().rstrip("/")
-        raise AssertionError("no status page line:\n" + "".join(self.output))
-
-    def state(self) -> dict[str, Any]:
-        with urllib.request.urlopen(self.url + "/api/state", timeout=5) as response:
-            data: dict[str, Any] = json.loads(response.read())
-            return data
+class Daemon(DaemonProcess):
+    """`sowboard run` as a subprocess (the benches' `DaemonProcess`), with the API calls the
+    test makes."""
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(
@@ -77,13 +38,6 @@ class Daemon:
                 return state
             assert time.monotonic() < end, f"timed out: {state['game']}, {state['daemon']}"
             time.sleep(0.02)
-
-    def drain(self) -> str:
-        while True:
-            try:
-                self.output.append(self.lines.get_nowait())
-            except queue.Empty:
-                return "".join(self.output)
 
 
 def playing(moves: int) -> Any:
