@@ -25,6 +25,7 @@ flag kinds) and the hands' correction, and records the mistake's kind, true time
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -361,22 +362,29 @@ class VirtualPlayer:
         end = t
         lost_at: Place | None = None
         left_at: Place | None = None
+        held = 0  # seeds in the hand that left the rest in the pit
+        noticed = math.inf  # when that hand sees the red light
         for i, slot in enumerate(slots):
             action = self._step_action(slot.step, t)
-            if left_at is not None:
-                # The hand sowed on without the seeds it left (the mistake: two handfuls are
-                # none); the board shows the pit red, and the hand goes back for the rest.
+            if left_at is not None and held and action.t < noticed:
+                # The hand sows on without the seeds it left (the mistake: two handfuls are
+                # none) until it notices the pit lit red, or its hand is empty.
+                if noticed == math.inf:
+                    self.mistakes.append(InjectedMistake(kind, action.t, left_at, player, left_at))
+                    noticed = action.t + NOTICE_S
+                held -= 1
+                end = action_end(action)
                 t = self._emit(action)
-                self.mistakes.append(InjectedMistake(kind, action.t, left_at, player, left_at))
-                rest = Action(action.t + NOTICE_S, "grab", at=left_at, hand=player)
-                end = action_end(rest)
-                t = self._emit(rest)
-                left_at = None
                 continue
+            if left_at is not None:
+                # Then it goes back for the rest, and sows this seed after.
+                t = self._emit(Action(max(t, noticed), "grab", at=left_at, hand=player))
+                action = self._step_action(slot.step, t)
+                left_at = None
             if i == target and kind == "not_all_lifted":
                 assert action.at is not None
-                count = game.board[game.rules.index_of(action.at)]
-                t = self._emit(Action(t, "take", at=action.at, n=count - 1, hand=player))
+                held = game.board[game.rules.index_of(action.at)] - 1
+                t = self._emit(Action(t, "take", at=action.at, n=held, hand=player))
                 left_at = action.at
                 continue
             if lost_at is not None:
