@@ -21,7 +21,9 @@ least one (at a random move from 1 to 6). Scores:
 - `latency_ms_*`: a seed's true landing to the next place lit, 80 SPS games (the 10 SPS figures
   are in the `# by rate` line);
 - `us_per_frame_cpu`: the referee's CPU time (`time.process_time`) per 16-cell frame, median
-  over the 80 SPS congkak 7 games (the target's configuration) and over all games.
+  over the 80 SPS congkak 7 games (the target's configuration) and over all games;
+- `explained_again`: how often the cups at rest explained the game other than the referee had
+  (controller/tracking/explain.py), and `explain_ms_max_cpu` the longest of those searches.
 
 Progress goes to stderr; the last line is one JSON object.
 """
@@ -75,6 +77,8 @@ class HumanGame:
     delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
     latencies: list[float] = field(default_factory=list)
     us_per_frame_cpu: float = 0.0
+    explained_again: int = 0  # how often the cups at rest put the referee right (explain.py)
+    explain_ms_max: float = 0.0  # its longest search, CPU time
 
 
 def plan_game(player: VirtualPlayer, rng: random.Random, with_mistakes: bool) -> None:
@@ -148,6 +152,8 @@ def play_game(
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),
         us_per_frame_cpu=us,
+        explained_again=referee.explained_again,
+        explain_ms_max=referee.explain_s_max * 1000,
     )
 
 
@@ -227,4 +233,6 @@ def summary(results: list[HumanGame], fast_only: bool = True) -> dict[str, Any]:
         "us_per_frame_cpu_all": round(statistics.median(r.us_per_frame_cpu for r in results), 1)
         if results
         else None,
+        "explained_again": sum(r.explained_again for r in results),
+        "explain_ms_max_cpu": round(max((r.explain_ms_max for r in results), default=0.0), 2),
     }

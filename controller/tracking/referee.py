@@ -25,6 +25,7 @@ import copy
 import dataclasses
 import itertools
 import math
+import time
 from collections.abc import Callable, Hashable
 from dataclasses import InitVar, dataclass, field
 from typing import Any
@@ -32,9 +33,10 @@ from typing import Any
 from controller.board import BoardMapping
 from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
-from controller.sensing.detect import BoardDetector, Event, Settled
+from controller.sensing.detect import BoardDetector, Event, Onset, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
 
+from .explain import Anchor, SeedModel, explain
 from .orders import OrderSearch
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
@@ -104,6 +106,10 @@ MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not sett
 PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
 
 TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)  # steps that empty a pit
+# Flags the cups at rest cannot take back: a sensor's fault, and a seed lost (a hand that holds
+# one seed fewer than the rules say leaves the cups as a hand resting mid-sowing would).
+UNEXPLAINABLE = (SENSOR_FAULT, SEED_LOST)
+WITHDRAWN = "withdrawn: due steps explain every cup at rest"
 
 FLAG_KINDS = (
     WRONG_START,
@@ -306,6 +312,13 @@ class Referee:
         self.orders: OrderSearch | None = (
             OrderSearch() if self.rules.options.simultaneous_opening else None
         )
+        # The last certain point, to explain the cups from again when in doubt (explain.py);
+        # `explained_rest` is the rest (by its start) already explained from it.
+        self.anchor: Anchor | None = None
+        self.onsets: dict[int, list[float]] = {}  # cell -> when its cup began to move since
+        self.explained_rest = -1.0
+        self.explained_again = 0  # how often the cups' explanation was taken (for the benches)
+        self.explain_s_max = 0.0  # the longest search (CPU seconds)
         self._publish(0.0)
 
     # -- entry point ----------------------------------------------------------------------------
@@ -325,6 +338,7 @@ class Referee:
         self.judged = (-1, 0.0)
         t = self.now = frame.t
         blocked = self._blocked()
+        flags_before = len(self.flags)
         self._sensor_faults(frame)
         batch = self.detector.update(t, frame.raw)
         settled = self._take_settled_changes(batch.events, t)
@@ -353,6 +367,8 @@ class Referee:
             self._explain_in_order()
         if not self.detector.at_rest():
             self.last_activity = t
+        elif self._judged_this_frame(flags_before) and self._explain_again(t, flags_before):
+            pass  # the cups are explained by due steps: the flags were never shown
         elif t - self.last_activity >= self.rest_check_s:
             self._check_at_rest(t)
         self._publish(t)
@@ -362,6 +378,8 @@ class Referee:
         faulty cell's changes are no seeds: play goes on elsewhere); the cells they came at."""
         settled: list[int] = []
         for event in events:
+            if isinstance(event, Onset):
+                self.onsets.setdefault(event.cell, []).append(event.t)
             if not isinstance(event, Settled) or event.cell in self.fault_flags:
                 continue
             settled.append(event.cell)
@@ -2134,6 +2152,8 @@ class Referee:
     def start_levels(self, levels_g: list[float]) -> None:
         """The levels of the board at rest when the referee starts (they match the belief)."""
         self.expected_g = list(levels_g)
+        self.anchor = Anchor(self.game.copy(), tuple(levels_g), len(self.steps), self.now)
+        self.onsets.clear()
 
     def _follow_drift(self) -> None:
         """What the rest levels followed at rest (drift, creep, a landing's last settling)
@@ -2152,6 +2172,10 @@ class Referee:
         cell that reads differently from its account by a seed or more has changed without
         the referee seeing it (a slow push, a change hidden under a knock, a restart)."""
         self._follow_drift()
+        if self._in_doubt() and self.explained_rest != self.last_activity:
+            self.explained_rest = self.last_activity  # once a rest: the cups stay as they are
+            if self._explain_again(t, len(self.flags)):
+                return
         if (
             self.pending
             or self.tentative
@@ -2177,6 +2201,88 @@ class Referee:
         elif not wrong and self.mismatch is not None:
             self.mismatch.resolved_t = t
             self.mismatch = None
+        if not wrong and not self.strays and not self._in_doubt():
+            self._anchor_here(t)
+
+    # -- explaining the cups again (explain.py) -------------------------------------------------
+
+    def _anchor_here(self, t: float) -> None:
+        """Every cup at rest reads its account and nothing is in doubt: a certain point."""
+        levels = tuple(c.rest if c.rest is not None else c.level for c in self.detector.cells)
+        self.anchor = Anchor(self.game.copy(), levels, len(self.steps), t)
+        self.onsets.clear()
+
+    def _in_doubt(self) -> bool:
+        """A flag on what the hands did waits, or a hand that should sow has stalled. (A board
+        that reads other than its accounts with nothing judged wrong changed unseen: there is
+        no step to explain it by.)"""
+        judged = any(f.active and f.kind not in (SENSOR_FAULT, BOARD_MISMATCH) for f in self.flags)
+        return judged or any(self._stalled(p) for p in (0, 1))
+
+    def _judged_this_frame(self, flags_before: int) -> bool:
+        return any(f.kind not in UNEXPLAINABLE for f in self.flags[flags_before:])
+
+    def _explain_again(self, t: float, flags_before: int) -> bool:
+        """Explain every cup at rest by due steps from the anchor (explain.py). If one
+        sequence alone does, it is what happened: the referee takes it instead of its own
+        steps since the anchor, the flags raised since are withdrawn (those of this frame
+        were never shown, and go), and the board is a certain point again."""
+        anchor = self.anchor
+        if anchor is None or any(f.active and f.kind in UNEXPLAINABLE for f in self.flags):
+            return False
+        readings = [c.rest for c in self.detector.cells]
+        for cell in self.fault_flags:
+            readings[cell] = None
+        since = self.steps[anchor.steps :]
+        moves = len(self.game.completed) - len(anchor.game.completed)
+        started = time.process_time()
+        found = explain(
+            anchor,
+            readings,
+            self.cell_of,
+            SeedModel(self.seed_g, self.seed_cv()),
+            self.onsets,
+            [r.step for r in since],
+            moves,
+        )
+        self.explain_s_max = max(self.explain_s_max, time.process_time() - started)
+        if found is None:
+            return False
+        self.explained_again += 1
+        kept = 0
+        while kept < min(len(since), len(found.steps)) and since[kept].step == found.steps[kept]:
+            kept += 1
+        del self.steps[anchor.steps + kept :]
+        self.steps.extend(RecognisedStep(t, step) for step in found.steps[kept:])
+        self.game = found.game.copy()
+        self._forget_judgements(t, flags_before)
+        self._anchor_here(t)
+        return True
+
+    def _forget_judgements(self, t: float, flags_before: int) -> None:
+        """Everything judged per cup since the anchor is void: the cups are explained."""
+        for flag in self.flags[:flags_before]:
+            if flag.active and flag.kind not in UNEXPLAINABLE:
+                flag.resolved_t = t
+                flag.detail = (flag.detail + "; " if flag.detail else "") + WITHDRAWN
+        self.flags[flags_before:] = [
+            f for f in self.flags[flags_before:] if f.kind in UNEXPLAINABLE
+        ]
+        for per_cell in (
+            self.strays,
+            self.stray_flags,
+            self.tentative,
+            self.pending,
+            self.partial,
+            self.left_behind,
+            self.lifting,
+            self.owed,
+            self.hand_of,
+            self.early_lifts,
+        ):
+            per_cell.clear()
+        self.carries, self.dropped, self.last_sow, self.mismatch = [], [], None, None
+        self.expected_g = [c.rest for c in self.detector.cells]
 
     # -- what to show ---------------------------------------------------------------------------
 

@@ -1,0 +1,261 @@
+"""Explaining the cups: the due steps since the last certain point that make every cup read as
+it does now.
+
+The referee judges each cup's change as it comes (referee.py). When its judgements leave it in
+doubt (a flag raised, a hand that should hold seeds resting, a cup that reads other than its
+account), the board at rest can tell what happened another way: every cup's level now against
+what it read at the last certain point (an `Anchor`: every cup at rest and accounted for, no
+doubt). A hypothesis is a sequence of due steps from the game at that point, each fed through a
+copy of the rules' `StepFollower` (never a rule written again). It says how many seeds each cup
+holds now, and so what each should weigh:
+
+- a cup the steps never emptied: what it read then, plus a mean seed for each seed added, the
+  seeds' own masses spreading by the game's CV (k seeds by cv * sqrt(k));
+- a pit the steps emptied: its zero, plus the seeds sown into it since;
+
+each with a floor for what a load cell adds at rest (noise, drift, creep and a tare that moved:
+SIGMA0_SEEDS) and the calibration's gain error on the weight that changed. The score is the
+Gaussian log-likelihood of all cups together. A hypothesis explains the board when no cup reads
+further than Z_MAX standard deviations from it and all together fit as noise would (MIN_SCORE),
+and it is taken only when it is alone: the next best, and the best with one seed more or fewer
+in one cup (a mistake), are at least MARGIN (natural log) less likely.
+
+The search walks the due steps depth first, the referee's own steps first (its judgements are
+mostly right but for one), and every node is a candidate (a hand may rest mid-sowing). A hand's
+steps happen where its cups began to move, in that order (and in turn, one hand after the other,
+a new move MIN_TURN_S after the last, but in a simultaneous opening): the hands are not weighed, so without that a seed could hide in
+a hand by a pickup nobody made. A branch
+ends where the steps can no longer fit the cups: a store holding more seeds than it reads
+(stores never give seeds back), or more moves than the referee saw plus one. Nodes reached twice
+(two orders of the same steps: the two hands of a simultaneous opening) are walked once. The
+search stops after MAX_NODES nodes, so it holds the loop a few milliseconds at most.
+
+>>> from controller.rules import Rules
+>>> rules = Rules.for_variant("kalah")
+>>> game = StepFollower.new(rules)
+>>> levels = [5.0 * seeds for seeds in game.board]  # 5 g seeds, three a pit
+>>> anchor = Anchor(game.copy(), tuple(levels), 0, 0.0)
+>>> cells = {rules.place(i): i for i in range(14)}
+>>> model = SeedModel(seed_g=5.0, cv=0.05)
+>>> now = list(levels)
+>>> now[2] = 0.0                      # pit 2 lifted ...
+>>> for i in (3, 4, 5):               # ... and sown on
+...     now[i] += 5.0
+>>> best = explain(anchor, now, cells, model)
+>>> [str(step) for step in best.steps]  # doctest: +NORMALIZE_WHITESPACE
+['pickup([0, 2]) by 0', 'sow([0, 3]) by 0', 'sow([0, 4]) by 0', 'sow([0, 5]) by 0']
+>>> now[9] += 5.0                     # a seed in the other player's pit: nothing explains it
+>>> explain(anchor, now, cells, model) is None
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from controller.rules import Phase, Place, Step, StepFollower, StepKind
+
+SIGMA0_SEEDS = 0.12  # what a cup at rest may read off its seeds (noise, drift, creep, tare)
+CALIBRATION = 0.03  # the gain error a cell's calibration may have (2 % in the benches)
+Z_MAX = 3.5  # no cup of an explanation reads further than this from it ...
+MIN_SCORE = -20.0  # ... and all together fit as well as 16 cups of noise do 999 times in 1000
+# The best explanation is taken when it is this much likelier (natural log) than the next, and
+# than any with one seed more or fewer in one cup (a seed slipped, lost, in the wrong place:
+# a mistake, MISTAKE_COST less likely a priori than a step; at 10 SPS, with natural seeds, two
+# light seeds may weigh what one heavy one does, and then the referee's own judgement stands).
+MARGIN = 2.0
+MISTAKE_COST = 4.0
+MAX_NODES = 600  # nodes walked at most: a few milliseconds (`sowboard bench humans`)
+MORE_MOVES = 1  # moves the search may add to those the referee saw
+SLACK_S = 0.15  # a cup's onset may be read this much before the hand's last step's (10 SPS)
+# A person starts a move this long after the last one ended at the soonest (they see it end and
+# choose a pit; the simulator's quickest is 0.42 s): a seed that hops on from where it fell is
+# not the next player lifting it and sowing it there.
+MIN_TURN_S = 0.3
+TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """The last certain point: the game then, what each cell read (grams, at rest), and how
+    many of the referee's steps came before it."""
+
+    game: StepFollower
+    levels_g: tuple[float, ...]
+    steps: int
+    t: float
+
+
+@dataclass(frozen=True)
+class SeedModel:
+    """What a seed weighs: the mean mass and the spread of masses (CV) learned from the game."""
+
+    seed_g: float
+    cv: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Due steps from the anchor, the game after them, and how well they fit the cups."""
+
+    steps: tuple[Step, ...]
+    game: StepFollower
+    score: float  # log-likelihood of every cup's reading (0 is a perfect fit)
+    worst_z: float  # the cup furthest from what the steps say, in standard deviations
+    mistake_gain: float  # how much likelier with one seed more or fewer in one cup
+
+
+@dataclass(frozen=True)
+class _Node:
+    game: StepFollower
+    steps: tuple[Step, ...]
+    emptied: frozenset[int]  # cells the steps emptied (they read their zero, plus seeds sown)
+    clock: tuple[float, float]  # when each hand's last step began to move its cup
+
+
+@dataclass
+class _Search:
+    anchor: Anchor
+    readings_g: Sequence[float | None]
+    cells: dict[Place, int]
+    model: SeedModel
+    prefer: Sequence[Step]
+    max_moves: int
+    onsets: dict[int, list[float]]
+    seen: set[tuple[object, ...]] = field(default_factory=set)
+    found: list[Explanation] = field(default_factory=list)
+    nodes: int = 0
+
+    def walk(self, node: _Node) -> None:
+        self.nodes += 1
+        game = node.game
+        key = (*_key(game, node.emptied), node.clock)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        fit = self.fit(game, node.emptied)
+        if fit is None:
+            return  # a store reads fewer seeds than the steps put there: no step undoes that
+        self.found.append(Explanation(node.steps, game, *fit))
+        if len(game.completed) - len(self.anchor.game.completed) > self.max_moves:
+            return
+        for step in self.ordered(game.expected(), len(node.steps)):
+            if self.nodes >= MAX_NODES:
+                return
+            after = self.step(node, step)
+            if after is not None:
+                self.walk(after)
+
+    def step(self, node: _Node, step: Step) -> _Node | None:
+        """`node` after `step`, if its cup moved after the hand's last step's (and, taking
+        turns, after the other hand's last step too) and the rules allow it."""
+        cell = self.cells.get(step.at) if step.at is not None else None
+        if cell is None:
+            return None
+        clock = node.clock
+        since = clock[step.player] if node.game.opening else max(clock)
+        if node.steps and _starts_a_move(node.game, step):
+            since += MIN_TURN_S
+        onsets = self.onsets.get(cell, [])
+        k = bisect.bisect_left(onsets, since - SLACK_S)
+        if k == len(onsets):
+            return None  # its cup did not move then
+        game = node.game.copy()
+        if not game.feed(step).accepted:
+            return None
+        moved = max(since, onsets[k])
+        clock = (moved, clock[1]) if step.player == 0 else (clock[0], moved)
+        emptied = node.emptied | {cell} if step.kind in TAKES else node.emptied
+        return _Node(game, (*node.steps, step), emptied, clock)
+
+    def ordered(self, due: list[Step], depth: int) -> list[Step]:
+        """The referee's own step at this depth first, then pickups from the emptiest pits."""
+        preferred = self.prefer[depth] if depth < len(self.prefer) else None
+
+        def rank(step: Step) -> tuple[bool, float]:
+            cell = self.cells.get(step.at) if step.at is not None else None
+            reading = self.readings_g[cell] if cell is not None else None
+            return (step != preferred, math.inf if reading is None else reading)
+
+        return sorted(due, key=rank)
+
+    def fit(self, game: StepFollower, emptied: frozenset[int]) -> tuple[float, float, float] | None:
+        """(log-likelihood, worst z, the most one seed more or fewer in one cup would add to
+        the log-likelihood) of the cups' readings if `game` is where the seeds are; None when a
+        store already holds more than it can read."""
+        rules = game.rules
+        before = self.anchor.game.board
+        score, worst, gain = 0.0, 0.0, -math.inf
+        for place, cell in self.cells.items():
+            reading = self.readings_g[cell]
+            if reading is None:
+                continue
+            idx = rules.index_of(place)
+            count = game.board[idx]
+            if cell in emptied:
+                added, base = count, 0.0
+            else:
+                added, base = count - before[idx], self.anchor.levels_g[cell]
+            z = self.z(reading - base, added)
+            if place.is_store and z < -Z_MAX:
+                return None
+            score -= z * z / 2
+            worst = max(worst, abs(z))
+            for other in (added - 1, added + 1):
+                if count + other - added >= 0:
+                    gain = max(gain, (z * z - self.z(reading - base, other) ** 2) / 2)
+        return score, worst, gain
+
+    def z(self, change_g: float, added: int) -> float:
+        """How far (in standard deviations) a cup's change is from `added` seeds more."""
+        seed, spread = self.model.seed_g, self.model.cv * self.model.seed_g
+        sigma = math.sqrt(
+            (SIGMA0_SEEDS * seed) ** 2 + abs(added) * spread**2 + (CALIBRATION * added * seed) ** 2
+        )
+        return (change_g - added * seed) / sigma
+
+
+def explain(
+    anchor: Anchor,
+    readings_g: Sequence[float | None],
+    cells: dict[Place, int],
+    model: SeedModel,
+    onsets: dict[int, list[float]] | None = None,
+    prefer: Sequence[Step] = (),
+    moves_seen: int = 0,
+) -> Explanation | None:
+    """The one sequence of due steps since `anchor` that explains every cell's reading now
+    (`readings_g[cell]`, None for a cell not to judge), or None when none does, or more than one
+    might. A step happens only where its cup began to move (`onsets[cell]`, the times in order;
+    every cell at the anchor's time if None) after the hand's last step, for a hand that sows a
+    seed and takes it again leaves its cup reading as before, but not still. `prefer` are the referee's steps since the anchor (tried first),
+    `moves_seen` the moves it completed since."""
+    if onsets is None:
+        onsets = {cell: [anchor.t] for cell in cells.values()}
+    search = _Search(anchor, readings_g, cells, model, prefer, moves_seen + MORE_MOVES, onsets)
+    search.walk(_Node(anchor.game.copy(), (), frozenset(), (anchor.t, anchor.t)))
+    ranked = sorted(search.found, key=lambda e: e.score, reverse=True)
+    if not ranked or ranked[0].worst_z > Z_MAX or ranked[0].score < MIN_SCORE:
+        return None
+    best = ranked[0]
+    rival = max((e.score + e.mistake_gain - MISTAKE_COST for e in ranked), default=-math.inf)
+    if len(ranked) > 1:
+        rival = max(rival, ranked[1].score)
+    return best if best.score - rival >= MARGIN else None
+
+
+def _starts_a_move(game: StepFollower, step: Step) -> bool:
+    """A pickup that starts a move, taking turns (not a relay, not a simultaneous opening)."""
+    return (
+        step.kind is StepKind.PICKUP
+        and not game.opening
+        and game.hands[step.player].phase is Phase.START
+    )
+
+
+def _key(game: StepFollower, emptied: frozenset[int]) -> tuple[object, ...]:
+    hands = tuple((h.phase, h.seeds, h.sown, h.relay_at, h.move_pit, h.last) for h in game.hands)
+    return (tuple(game.board), hands, game.to_move, tuple(game.pending_sweeps), emptied)
