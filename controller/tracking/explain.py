@@ -22,11 +22,12 @@ in one cup (a mistake), are at least MARGIN (natural log) less likely.
 
 The search walks the due steps depth first, the referee's own steps first (its judgements are
 mostly right but for one), and every node is a candidate (a hand may rest mid-sowing). A hand's
-steps happen where its cups began to move, in that order (and in turn, one hand after the other,
+steps happen while their cups move (from an onset to the cup settling again), in that order (and in turn, one hand after the other,
 a new move MIN_TURN_S after the last, but in a simultaneous opening): the hands are not weighed, so without that a seed could hide in
-a hand by a pickup nobody made. A branch
-ends where the steps can no longer fit the cups: a store holding more seeds than it reads
-(stores never give seeds back), or more moves than the referee saw plus one. Nodes reached twice
+a hand by a pickup nobody made. A branch ends where the steps can no longer fit the cups: a store
+holding more seeds than it reads (stores never give seeds back), a cup that reads other than the
+steps say and has not moved since the hands' last steps (no later step can put it right), or
+more moves than the referee saw plus one. Nodes reached twice
 (two orders of the same steps: the two hands of a simultaneous opening) are walked once. The
 search stops after MAX_NODES nodes, so it holds the loop a few milliseconds at most.
 
@@ -68,8 +69,8 @@ MIN_SCORE = -20.0  # ... and all together fit as well as 16 cups of noise do 999
 # light seeds may weigh what one heavy one does, and then the referee's own judgement stands).
 MARGIN = 2.0
 MISTAKE_COST = 4.0
-MAX_NODES = 600  # nodes walked at most: a few milliseconds (`sowboard bench humans`)
-MORE_MOVES = 1  # moves the search may add to those the referee saw
+MAX_NODES = 400  # nodes walked at most: 35 us each, 14 ms at most (`sowboard bench humans`)
+MORE_MOVES = 3  # moves the search may add to those the referee saw (a blocked referee sees none)
 SLACK_S = 0.15  # a cup's onset may be read this much before the hand's last step's (10 SPS)
 # A person starts a move this long after the last one ended at the soonest (they see it end and
 # choose a pit; the simulator's quickest is 0.42 s): a seed that hops on from where it fell is
@@ -114,6 +115,17 @@ class _Node:
     steps: tuple[Step, ...]
     emptied: frozenset[int]  # cells the steps emptied (they read their zero, plus seeds sown)
     clock: tuple[float, float]  # when each hand's last step began to move its cup
+    z: tuple[float, ...]  # per judged cup: how far it reads from these steps' seeds
+    gain: tuple[float, ...]  # ... and what one seed more or fewer there would gain
+
+
+@dataclass(frozen=True)
+class _Cup:
+    cell: int
+    idx: int  # the place's index on the rules' board
+    reading_g: float
+    store: bool
+    still_after: float  # when its cup last settled: no step is made there after this
 
 
 @dataclass
@@ -124,10 +136,30 @@ class _Search:
     model: SeedModel
     prefer: Sequence[Step]
     max_moves: int
-    onsets: dict[int, list[float]]
+    motions: dict[int, list[tuple[float, float]]]
     seen: set[tuple[object, ...]] = field(default_factory=set)
     found: list[Explanation] = field(default_factory=list)
     nodes: int = 0
+
+    def __post_init__(self) -> None:
+        rules = self.anchor.game.rules
+        self.cups = [
+            _Cup(
+                cell,
+                rules.index_of(place),
+                reading,
+                place.is_store,
+                max((end for _, end in self.motions.get(cell, ())), default=-math.inf),
+            )
+            for place, cell in self.cells.items()
+            if (reading := self.readings_g[cell]) is not None
+        ]
+
+    def root(self) -> _Node:
+        game = self.anchor.game.copy()
+        terms = [self.term(cup, game.board[cup.idx], False) for cup in self.cups]
+        z, gain = zip(*terms, strict=True) if terms else ((), ())
+        return _Node(game, (), frozenset(), (self.anchor.t, self.anchor.t), z, gain)
 
     def walk(self, node: _Node) -> None:
         self.nodes += 1
@@ -136,10 +168,11 @@ class _Search:
         if key in self.seen:
             return
         self.seen.add(key)
-        fit = self.fit(game, node.emptied)
-        if fit is None:
-            return  # a store reads fewer seeds than the steps put there: no step undoes that
-        self.found.append(Explanation(node.steps, game, *fit))
+        if self.hopeless(node):
+            return
+        score = -sum(z * z for z in node.z) / 2
+        worst = max(map(abs, node.z), default=0.0)
+        self.found.append(Explanation(node.steps, game, score, worst, max(node.gain, default=0)))
         if len(game.completed) - len(self.anchor.game.completed) > self.max_moves:
             return
         for step in self.ordered(game.expected(), len(node.steps)):
@@ -148,6 +181,17 @@ class _Search:
             after = self.step(node, step)
             if after is not None:
                 self.walk(after)
+
+    def hopeless(self, node: _Node) -> bool:
+        """Does a cup read other than these steps say, and no step can change that? A store
+        that holds fewer seeds than they put there (stores never give seeds back), or a cup
+        that has not moved since the hands' next step can come (it reads its seeds now)."""
+        clock = node.clock
+        then = (min(clock) if node.game.opening else max(clock)) - SLACK_S
+        return any(
+            (cup.store and z < -Z_MAX) or (cup.still_after < then and abs(z) > Z_MAX)
+            for cup, z in zip(self.cups, node.z, strict=True)
+        )
 
     def step(self, node: _Node, step: Step) -> _Node | None:
         """`node` after `step`, if its cup moved after the hand's last step's (and, taking
@@ -159,17 +203,22 @@ class _Search:
         since = clock[step.player] if node.game.opening else max(clock)
         if node.steps and _starts_a_move(node.game, step):
             since += MIN_TURN_S
-        onsets = self.onsets.get(cell, [])
-        k = bisect.bisect_left(onsets, since - SLACK_S)
-        if k == len(onsets):
+        motions = self.motions.get(cell, [])
+        k = bisect.bisect_left(motions, since - SLACK_S, key=lambda motion: motion[1])
+        if k == len(motions):
             return None  # its cup did not move then
         game = node.game.copy()
         if not game.feed(step).accepted:
             return None
-        moved = max(since, onsets[k])
+        moved = max(since, motions[k][0])
         clock = (moved, clock[1]) if step.player == 0 else (clock[0], moved)
         emptied = node.emptied | {cell} if step.kind in TAKES else node.emptied
-        return _Node(game, (*node.steps, step), emptied, clock)
+        z, gain = list(node.z), list(node.gain)
+        before, board = node.game.board, game.board
+        for k, cup in enumerate(self.cups):  # only the cups whose seeds changed
+            if board[cup.idx] != before[cup.idx] or (cup.cell == cell and emptied != node.emptied):
+                z[k], gain[k] = self.term(cup, board[cup.idx], cup.cell in emptied)
+        return _Node(game, (*node.steps, step), emptied, clock, tuple(z), tuple(gain))
 
     def ordered(self, due: list[Step], depth: int) -> list[Step]:
         """The referee's own step at this depth first, then pickups from the emptiest pits."""
@@ -182,32 +231,22 @@ class _Search:
 
         return sorted(due, key=rank)
 
-    def fit(self, game: StepFollower, emptied: frozenset[int]) -> tuple[float, float, float] | None:
-        """(log-likelihood, worst z, the most one seed more or fewer in one cup would add to
-        the log-likelihood) of the cups' readings if `game` is where the seeds are; None when a
-        store already holds more than it can read."""
-        rules = game.rules
-        before = self.anchor.game.board
-        score, worst, gain = 0.0, 0.0, -math.inf
-        for place, cell in self.cells.items():
-            reading = self.readings_g[cell]
-            if reading is None:
-                continue
-            idx = rules.index_of(place)
-            count = game.board[idx]
-            if cell in emptied:
-                added, base = count, 0.0
-            else:
-                added, base = count - before[idx], self.anchor.levels_g[cell]
-            z = self.z(reading - base, added)
-            if place.is_store and z < -Z_MAX:
-                return None
-            score -= z * z / 2
-            worst = max(worst, abs(z))
-            for other in (added - 1, added + 1):
-                if count + other - added >= 0:
-                    gain = max(gain, (z * z - self.z(reading - base, other) ** 2) / 2)
-        return score, worst, gain
+    def term(self, cup: _Cup, count: int, emptied: bool) -> tuple[float, float]:
+        """How far (z) the cup reads from holding `count` seeds, and how much likelier (log)
+        one seed more or fewer there would make it."""
+        if emptied:
+            added, base = count, 0.0
+        else:
+            added = count - self.anchor.game.board[cup.idx]
+            base = self.anchor.levels_g[cup.cell]
+        change = cup.reading_g - base
+        z = self.z(change, added)
+        gain = max(
+            (z * z - self.z(change, other) ** 2) / 2
+            for other in (added - 1, added + 1)
+            if count + other - added >= 0
+        )
+        return z, gain
 
     def z(self, change_g: float, added: int) -> float:
         """How far (in standard deviations) a cup's change is from `added` seeds more."""
@@ -223,20 +262,21 @@ def explain(
     readings_g: Sequence[float | None],
     cells: dict[Place, int],
     model: SeedModel,
-    onsets: dict[int, list[float]] | None = None,
+    motions: dict[int, list[tuple[float, float]]] | None = None,
     prefer: Sequence[Step] = (),
     moves_seen: int = 0,
 ) -> Explanation | None:
     """The one sequence of due steps since `anchor` that explains every cell's reading now
     (`readings_g[cell]`, None for a cell not to judge), or None when none does, or more than one
-    might. A step happens only where its cup began to move (`onsets[cell]`, the times in order;
-    every cell at the anchor's time if None) after the hand's last step, for a hand that sows a
-    seed and takes it again leaves its cup reading as before, but not still. `prefer` are the referee's steps since the anchor (tried first),
+    might. A step happens only while its cup moves (`motions[cell]`: when it began to move and
+    when it settled again, in order; every cell from the anchor on if None), not before the
+    hand's last step, for a hand that sows a seed and takes it again leaves its cup reading as
+    before, but not still. `prefer` are the referee's steps since the anchor (tried first),
     `moves_seen` the moves it completed since."""
-    if onsets is None:
-        onsets = {cell: [anchor.t] for cell in cells.values()}
-    search = _Search(anchor, readings_g, cells, model, prefer, moves_seen + MORE_MOVES, onsets)
-    search.walk(_Node(anchor.game.copy(), (), frozenset(), (anchor.t, anchor.t)))
+    if motions is None:
+        motions = {cell: [(anchor.t, math.inf)] for cell in cells.values()}
+    search = _Search(anchor, readings_g, cells, model, prefer, moves_seen + MORE_MOVES, motions)
+    search.walk(search.root())
     ranked = sorted(search.found, key=lambda e: e.score, reverse=True)
     if not ranked or ranked[0].worst_z > Z_MAX or ranked[0].score < MIN_SCORE:
         return None

@@ -106,9 +106,10 @@ MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not sett
 PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
 
 TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)  # steps that empty a pit
-# Flags the cups at rest cannot take back: a sensor's fault, and a seed lost (a hand that holds
-# one seed fewer than the rules say leaves the cups as a hand resting mid-sowing would).
-UNEXPLAINABLE = (SENSOR_FAULT, SEED_LOST)
+# Flags the cups at rest cannot take back: a sensor's fault (and no cup is explained while one
+# waits), and a seed lost while the explanation leaves seeds in a hand (a hand that holds one
+# seed fewer than the rules say leaves the cups as a hand resting mid-sowing would).
+UNEXPLAINABLE = (SENSOR_FAULT,)
 WITHDRAWN = "withdrawn: due steps explain every cup at rest"
 
 FLAG_KINDS = (
@@ -315,9 +316,10 @@ class Referee:
         # The last certain point, to explain the cups from again when in doubt (explain.py);
         # `explained_rest` is the rest (by its start) already explained from it.
         self.anchor: Anchor | None = None
-        self.onsets: dict[int, list[float]] = {}  # cell -> when its cup began to move since
+        # cell -> when its cup began to move and settled again (inf: still moving), since
+        self.motions: dict[int, list[tuple[float, float]]] = {}
         self.explained_rest = -1.0
-        self.explained_again = 0  # how often the cups' explanation was taken (for the benches)
+        self.explained_again = 0  # how often the cups told other steps than the referee's
         self.explain_s_max = 0.0  # the longest search (CPU seconds)
         self._publish(0.0)
 
@@ -378,8 +380,7 @@ class Referee:
         faulty cell's changes are no seeds: play goes on elsewhere); the cells they came at."""
         settled: list[int] = []
         for event in events:
-            if isinstance(event, Onset):
-                self.onsets.setdefault(event.cell, []).append(event.t)
+            self._moved(event)
             if not isinstance(event, Settled) or event.cell in self.fault_flags:
                 continue
             settled.append(event.cell)
@@ -399,6 +400,14 @@ class Referee:
                 pending.net_g += event.change_g
                 pending.level_g = event.level_g
         return settled
+
+    def _moved(self, event: Event) -> None:
+        """Keep when each cup moves since the anchor, for the cups' explanation."""
+        motions = self.motions.setdefault(event.cell, [])
+        if isinstance(event, Onset):
+            motions.append((event.t, math.inf))
+        elif motions and isinstance(event, Settled) and motions[-1][1] == math.inf:
+            motions[-1] = (motions[-1][0], event.t)
 
     def _newly_held(self, t: float) -> list[int]:
         """Cells whose waiting change has now held its level for STRAY_HOLD_S (at 80 SPS; at
@@ -2153,7 +2162,7 @@ class Referee:
         """The levels of the board at rest when the referee starts (they match the belief)."""
         self.expected_g = list(levels_g)
         self.anchor = Anchor(self.game.copy(), tuple(levels_g), len(self.steps), self.now)
-        self.onsets.clear()
+        self.motions.clear()
 
     def _follow_drift(self) -> None:
         """What the rest levels followed at rest (drift, creep, a landing's last settling)
@@ -2210,7 +2219,7 @@ class Referee:
         """Every cup at rest reads its account and nothing is in doubt: a certain point."""
         levels = tuple(c.rest if c.rest is not None else c.level for c in self.detector.cells)
         self.anchor = Anchor(self.game.copy(), levels, len(self.steps), t)
-        self.onsets.clear()
+        self.motions.clear()
 
     def _in_doubt(self) -> bool:
         """A flag on what the hands did waits, or a hand that should sow has stalled. (A board
@@ -2241,33 +2250,37 @@ class Referee:
             readings,
             self.cell_of,
             SeedModel(self.seed_g, self.seed_cv()),
-            self.onsets,
+            self.motions,
             [r.step for r in since],
             moves,
         )
         self.explain_s_max = max(self.explain_s_max, time.process_time() - started)
         if found is None:
             return False
-        self.explained_again += 1
         kept = 0
         while kept < min(len(since), len(found.steps)) and since[kept].step == found.steps[kept]:
             kept += 1
+        # Other steps than the referee's: its judgements were wrong, and its flags are
+        # withdrawn. The same steps: its flags were right, and have been put right.
+        changed = kept < len(since) or kept < len(found.steps)
+        self.explained_again += changed
         del self.steps[anchor.steps + kept :]
         self.steps.extend(RecognisedStep(t, step) for step in found.steps[kept:])
         self.game = found.game.copy()
-        self._forget_judgements(t, flags_before)
+        self._forget_judgements(t, flags_before, WITHDRAWN if changed else "")
         self._anchor_here(t)
         return True
 
-    def _forget_judgements(self, t: float, flags_before: int) -> None:
+    def _forget_judgements(self, t: float, flags_before: int, why: str) -> None:
         """Everything judged per cup since the anchor is void: the cups are explained."""
+        lost = any(hand.seeds for hand in self.game.hands)  # a lost seed may be in a hand
+        stays = (*UNEXPLAINABLE, SEED_LOST) if lost else UNEXPLAINABLE
         for flag in self.flags[:flags_before]:
-            if flag.active and flag.kind not in UNEXPLAINABLE:
+            if flag.active and flag.kind not in stays:
                 flag.resolved_t = t
-                flag.detail = (flag.detail + "; " if flag.detail else "") + WITHDRAWN
-        self.flags[flags_before:] = [
-            f for f in self.flags[flags_before:] if f.kind in UNEXPLAINABLE
-        ]
+                if why:
+                    flag.detail = (flag.detail + "; " if flag.detail else "") + why
+        self.flags[flags_before:] = [f for f in self.flags[flags_before:] if f.kind in stays]
         for per_cell in (
             self.strays,
             self.stray_flags,

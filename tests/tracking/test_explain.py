@@ -11,7 +11,7 @@ import pytest
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sim import build_simulation, parse_scenario
 from controller.simulate import report
-from controller.tracking.explain import MAX_NODES, Anchor, SeedModel, _Node, _Search, explain
+from controller.tracking.explain import MAX_NODES, Anchor, SeedModel, _Search, explain
 from controller.tracking.referee import WITHDRAWN, Referee
 from controller.tracking.session import start_referee
 
@@ -31,6 +31,11 @@ def _after(anchor: Anchor, cells: dict[Place, int], changes: dict[Place, float])
         cell = cells[place]
         readings[cell] = 0.0 if seeds == -99 else readings[cell] + seeds * SEED_G
     return readings
+
+
+def _moving(cells: dict[Place, int], onsets: dict[Place, list[float]]) -> dict[int, Any]:
+    """Cups that began to move at these times, each settling 60 ms later."""
+    return {cells[place]: [(t, t + 0.06) for t in times] for place, times in onsets.items()}
 
 
 def test_a_pickup_and_its_seeds_are_explained_and_a_rest_mid_sowing_too() -> None:
@@ -53,19 +58,19 @@ def test_a_seed_cannot_hide_in_a_hand_by_a_pickup_at_a_cup_that_never_moved() ->
     anchor, cells = _kalah()
     # Pit 2 lifted at 1 s; seeds land in pit 3 at 1.5 s and (wrongly) pit 5 at 2 s.
     readings = _after(anchor, cells, {Place(0, 2): -99, Place(0, 3): 1, Place(0, 5): 1})
-    onsets = {cells[Place(0, 2)]: [1.0], cells[Place(0, 3)]: [1.5], cells[Place(0, 5)]: [2.0]}
-    assert explain(anchor, readings, cells, SeedModel(SEED_G, 0.03), onsets) is None
+    motions = _moving(cells, {Place(0, 2): [1.0], Place(0, 3): [1.5], Place(0, 5): [2.0]})
+    assert explain(anchor, readings, cells, SeedModel(SEED_G, 0.03), motions) is None
 
 
 def test_steps_follow_the_order_their_cups_moved_in() -> None:
     anchor, cells = _kalah()
     readings = _after(anchor, cells, {Place(0, 2): -99, Place(0, 3): 1, Place(0, 4): 1})
     model = SeedModel(SEED_G, 0.03)
-    in_order = {cells[Place(0, 2)]: [1.0], cells[Place(0, 3)]: [1.5], cells[Place(0, 4)]: [2.0]}
-    assert explain(anchor, readings, cells, model, in_order) is not None
+    in_order = {Place(0, 2): [1.0], Place(0, 3): [1.5], Place(0, 4): [2.0]}
+    assert explain(anchor, readings, cells, model, _moving(cells, in_order)) is not None
     # The seed in pit 4 before the pit was lifted: not these steps.
-    backwards = {**in_order, cells[Place(0, 4)]: [0.5]}
-    assert explain(anchor, readings, cells, model, backwards) is None
+    backwards = {**in_order, Place(0, 4): [0.5]}
+    assert explain(anchor, readings, cells, model, _moving(cells, backwards)) is None
 
 
 def test_a_seed_that_hops_on_is_not_the_next_player_lifting_it_at_once() -> None:
@@ -77,16 +82,16 @@ def test_a_seed_that_hops_on_is_not_the_next_player_lifting_it_at_once() -> None
     anchor, cells = _kalah(game)
     readings = _after(anchor, cells, {Place(0, 5): -99, Place(0, "store"): 1, Place(1, 1): 1})
     onsets = {
-        cells[Place(0, 5)]: [1.0],
-        cells[Place(0, "store")]: [1.5],
-        cells[Place(1, 0)]: [2.0],
-        cells[Place(1, 1)]: [2.02],
+        Place(0, 5): [1.0],
+        Place(0, "store"): [1.5],
+        Place(1, 0): [2.0],
+        Place(1, 1): [2.02],
     }
     model = SeedModel(SEED_G, 0.03)
-    assert explain(anchor, readings, cells, model, onsets) is None
-    onsets[cells[Place(1, 1)]] = [3.0]  # lifted and sown a second later: a move it may be
-    onsets[cells[Place(1, 0)]] = [2.0, 2.6]
-    found = explain(anchor, readings, cells, model, onsets)
+    assert explain(anchor, readings, cells, model, _moving(cells, onsets)) is None
+    onsets[Place(1, 1)] = [3.0]  # lifted and sown a second later: a move it may be
+    onsets[Place(1, 0)] = [2.0, 2.6]
+    found = explain(anchor, readings, cells, model, _moving(cells, onsets))
     assert found is not None and found.steps[-2:] == (
         Step.pickup(1, Place(1, 0)),
         Step.sow(1, Place(1, 1)),
@@ -110,9 +115,9 @@ def test_a_store_never_gives_seeds_back_and_the_search_stays_within_its_budget()
     cells = {rules.place(i): i for i in range(len(game.board))}
     anchor = Anchor(game, tuple(SEED_G * seeds for seeds in game.board), 0, 0.0)
     # Nothing moved but every cup may have: the opening's two hands, every pit to choose.
-    search = _Search(anchor, list(anchor.levels_g), cells, SeedModel(SEED_G, 0.03), (), 2, {})
-    search.onsets = {cell: [0.0] for cell in cells.values()}
-    search.walk(_Node(game.copy(), (), frozenset(), (0.0, 0.0)))
+    moving = {cell: [(0.0, 10.0)] for cell in cells.values()}
+    search = _Search(anchor, list(anchor.levels_g), cells, SeedModel(SEED_G, 0.03), (), 2, moving)
+    search.walk(search.root())
     assert search.nodes <= MAX_NODES
     store = cells[Place(0, "store")]
     for found in search.found:  # none puts seeds into a store that reads none
