@@ -273,9 +273,7 @@ def explain(
     hand's last step, for a hand that sows a seed and takes it again leaves its cup reading as
     before, but not still. `prefer` are the referee's steps since the anchor (tried first),
     `moves_seen` the moves it completed since."""
-    if motions is None:
-        motions = {cell: [(anchor.t, math.inf)] for cell in cells.values()}
-    search = _Search(anchor, readings_g, cells, model, prefer, moves_seen + MORE_MOVES, motions)
+    search = _search(anchor, readings_g, cells, model, motions, prefer, moves_seen)
     search.walk(search.root())
     ranked = sorted(search.found, key=lambda e: e.score, reverse=True)
     if not ranked or ranked[0].worst_z > Z_MAX or ranked[0].score < MIN_SCORE:
@@ -285,6 +283,40 @@ def explain(
     if len(ranked) > 1:
         rival = max(rival, ranked[1].score)
     return best if best.score - rival >= MARGIN else None
+
+
+def fits(
+    anchor: Anchor,
+    readings_g: Sequence[float | None],
+    cells: dict[Place, int],
+    model: SeedModel,
+    motions: dict[int, list[tuple[float, float]]] | None,
+    steps: Sequence[Step],
+) -> bool:
+    """Do these steps since `anchor` (the referee's) explain every cup, even if another
+    sequence might too (see `explain`)?"""
+    search = _search(anchor, readings_g, cells, model, motions, steps, 0)
+    node: _Node | None = search.root()
+    for step in steps:
+        node = search.step(node, step) if node is not None else None
+    if node is None or search.hopeless(node):
+        return False
+    score = -sum(z * z for z in node.z) / 2
+    return max(map(abs, node.z), default=0.0) <= Z_MAX and score >= MIN_SCORE
+
+
+def _search(
+    anchor: Anchor,
+    readings_g: Sequence[float | None],
+    cells: dict[Place, int],
+    model: SeedModel,
+    motions: dict[int, list[tuple[float, float]]] | None,
+    prefer: Sequence[Step],
+    moves_seen: int,
+) -> _Search:
+    if motions is None:
+        motions = {cell: [(anchor.t, math.inf)] for cell in cells.values()}
+    return _Search(anchor, readings_g, cells, model, prefer, moves_seen + MORE_MOVES, motions)
 
 
 def _starts_a_move(game: StepFollower, step: Step) -> bool:

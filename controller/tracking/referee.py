@@ -36,7 +36,7 @@ from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, 
 from controller.sensing.detect import BoardDetector, Event, Onset, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
 
-from .explain import Anchor, SeedModel, explain
+from .explain import Anchor, SeedModel, explain, fits
 from .orders import OrderSearch
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
@@ -2181,10 +2181,12 @@ class Referee:
         cell that reads differently from its account by a seed or more has changed without
         the referee seeing it (a slow push, a change hidden under a knock, a restart)."""
         self._follow_drift()
-        if self._in_doubt() and self.explained_rest != self.last_activity:
+        if self.explained_rest != self.last_activity:
             self.explained_rest = self.last_activity  # once a rest: the cups stay as they are
             if self._explain_again(t, len(self.flags)):
                 return
+            if not self._in_doubt() and self._cups_fit_steps():
+                self._anchor_here(t)
         if (
             self.pending
             or self.tentative
@@ -2210,16 +2212,38 @@ class Referee:
         elif not wrong and self.mismatch is not None:
             self.mismatch.resolved_t = t
             self.mismatch = None
-        if not wrong and not self.strays and not self._in_doubt():
-            self._anchor_here(t)
 
     # -- explaining the cups again (explain.py) -------------------------------------------------
 
     def _anchor_here(self, t: float) -> None:
-        """Every cup at rest reads its account and nothing is in doubt: a certain point."""
+        """Every cup at rest reads what the steps say and nothing is in doubt: a certain
+        point, to explain the cups from."""
         levels = tuple(c.rest if c.rest is not None else c.level for c in self.detector.cells)
         self.anchor = Anchor(self.game.copy(), levels, len(self.steps), t)
         self.motions.clear()
+
+    def _cups_fit_steps(self) -> bool:
+        """Do the referee's own steps since the anchor explain every cup at rest (though
+        another sequence might too)? Then it is a certain point; a belief that differs from
+        the cups unseen is never one."""
+        anchor = self.anchor
+        if anchor is None:
+            return False
+        return fits(
+            anchor,
+            self._readings(),
+            self.cell_of,
+            SeedModel(self.seed_g, self.seed_cv()),
+            self.motions,
+            [r.step for r in self.steps[anchor.steps :]],
+        )
+
+    def _readings(self) -> list[float | None]:
+        """What each cup reads at rest, for the explanation (None: a faulty cell)."""
+        readings: list[float | None] = [c.rest for c in self.detector.cells]
+        for cell in self.fault_flags:
+            readings[cell] = None
+        return readings
 
     def _in_doubt(self) -> bool:
         """A flag on what the hands did waits, or a hand that should sow has stalled. (A board
@@ -2239,9 +2263,7 @@ class Referee:
         anchor = self.anchor
         if anchor is None or any(f.active and f.kind in UNEXPLAINABLE for f in self.flags):
             return False
-        readings = [c.rest for c in self.detector.cells]
-        for cell in self.fault_flags:
-            readings[cell] = None
+        readings = self._readings()
         since = self.steps[anchor.steps :]
         moves = len(self.game.completed) - len(anchor.game.completed)
         started = time.process_time()
