@@ -193,24 +193,19 @@ class _Search:
             for cup, z in zip(self.cups, node.z, strict=True)
         )
 
-    def step(self, node: _Node, step: Step) -> _Node | None:
-        """`node` after `step`, if its cup moved after the hand's last step's (and, taking
-        turns, after the other hand's last step too) and the rules allow it."""
+    def step(self, node: _Node, step: Step, timed: bool = True) -> _Node | None:
+        """`node` after `step`, if the rules allow it and (`timed`) its cup moved after the
+        hand's last step's (and, taking turns, after the other hand's last step too)."""
         cell = self.cells.get(step.at) if step.at is not None else None
         if cell is None:
             return None
         clock = node.clock
-        since = clock[step.player] if node.game.opening else max(clock)
-        if node.steps and _starts_a_move(node.game, step):
-            since += MIN_TURN_S
-        motions = self.motions.get(cell, [])
-        k = bisect.bisect_left(motions, since - SLACK_S, key=lambda motion: motion[1])
-        if k == len(motions):
+        moved = self.moved(node, step, cell) if timed else max(clock)
+        if moved is None:
             return None  # its cup did not move then
         game = node.game.copy()
         if not game.feed(step).accepted:
             return None
-        moved = max(since, motions[k][0])
         clock = (moved, clock[1]) if step.player == 0 else (clock[0], moved)
         emptied = node.emptied | {cell} if step.kind in TAKES else node.emptied
         z, gain = list(node.z), list(node.gain)
@@ -219,6 +214,16 @@ class _Search:
             if board[cup.idx] != before[cup.idx] or (cup.cell == cell and emptied != node.emptied):
                 z[k], gain[k] = self.term(cup, board[cup.idx], cup.cell in emptied)
         return _Node(game, (*node.steps, step), emptied, clock, tuple(z), tuple(gain))
+
+    def moved(self, node: _Node, step: Step, cell: int) -> float | None:
+        """When `cell` moved for `step`, the soonest after the hand's last step: None if not."""
+        clock = node.clock
+        since = clock[step.player] if node.game.opening else max(clock)
+        if node.steps and _starts_a_move(node.game, step):
+            since += MIN_TURN_S
+        motions = self.motions.get(cell, [])
+        k = bisect.bisect_left(motions, since - SLACK_S, key=lambda motion: motion[1])
+        return None if k == len(motions) else max(since, motions[k][0])
 
     def ordered(self, due: list[Step], depth: int) -> list[Step]:
         """The referee's own step at this depth first, then pickups from the emptiest pits."""
@@ -293,12 +298,13 @@ def fits(
     motions: dict[int, list[tuple[float, float]]] | None,
     steps: Sequence[Step],
 ) -> bool:
-    """Do these steps since `anchor` (the referee's) explain every cup, even if another
-    sequence might too (see `explain`)?"""
+    """Do these steps since `anchor` (the referee's) leave every cup with the seeds it reads,
+    even if another sequence might too (see `explain`)? Not asked: the order the cups moved in
+    (a seed lost, then a spare put in its place after the next was sown, is a correction)."""
     search = _search(anchor, readings_g, cells, model, motions, steps, 0)
     node: _Node | None = search.root()
     for step in steps:
-        node = search.step(node, step) if node is not None else None
+        node = search.step(node, step, timed=False) if node is not None else None
     if node is None or search.hopeless(node):
         return False
     score = -sum(z * z for z in node.z) / 2

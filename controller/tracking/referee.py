@@ -2183,10 +2183,12 @@ class Referee:
         self._follow_drift()
         if self.explained_rest != self.last_activity:
             self.explained_rest = self.last_activity  # once a rest: the cups stay as they are
-            if self._explain_again(t, len(self.flags)):
-                return
+            # The referee's own steps first (a few of them: cheap); the search only if they
+            # do not fit or a doubt waits.
             if not self._in_doubt() and self._cups_fit_steps():
                 self._anchor_here(t)
+            elif self._explain_again(t, len(self.flags)):
+                return
         if (
             self.pending
             or self.tentative
