@@ -69,6 +69,9 @@ MIN_SCORE = -20.0  # ... and all together fit as well as 16 cups of noise do 999
 # light seeds may weigh what one heavy one does, and then the referee's own judgement stands).
 MARGIN = 2.0
 MISTAKE_COST = 4.0
+# A flag at a cup is taken back only where a seed more or fewer there is this much less likely
+# (natural log) than the explanation: a flag the cups cannot disprove stands.
+CLEAR = 3.0
 MAX_NODES = 400  # nodes walked at most: 35 us each, 14 ms at most (`sowboard bench humans`)
 MORE_MOVES = 3  # moves the search may add to those the referee saw (a blocked referee sees none)
 SLACK_S = 0.15  # a cup's onset may be read this much before the hand's last step's (10 SPS)
@@ -107,6 +110,12 @@ class Explanation:
     score: float  # log-likelihood of every cup's reading (0 is a perfect fit)
     worst_z: float  # the cup furthest from what the steps say, in standard deviations
     mistake_gain: float  # how much likelier with one seed more or fewer in one cup
+    gains: dict[int, float]  # ... per cell (log: below 0, a seed more or fewer is less likely)
+
+    def rules_out_a_mistake_at(self, cell: int) -> bool:
+        """Is a seed more or fewer in this cup clearly less likely than these steps? (Not
+        where many seeds came since the anchor, their masses' spread a seed or more.)"""
+        return self.gains.get(cell, 0.0) <= -CLEAR
 
 
 @dataclass(frozen=True)
@@ -172,7 +181,10 @@ class _Search:
             return
         score = -sum(z * z for z in node.z) / 2
         worst = max(map(abs, node.z), default=0.0)
-        self.found.append(Explanation(node.steps, game, score, worst, max(node.gain, default=0)))
+        gains = {cup.cell: gain for cup, gain in zip(self.cups, node.gain, strict=True)}
+        self.found.append(
+            Explanation(node.steps, game, score, worst, max(node.gain, default=0), gains)
+        )
         if len(game.completed) - len(self.anchor.game.completed) > self.max_moves:
             return
         for step in self.ordered(game.expected(), len(node.steps)):

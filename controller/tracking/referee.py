@@ -36,7 +36,7 @@ from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, 
 from controller.sensing.detect import BoardDetector, Event, Onset, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
 
-from .explain import Anchor, SeedModel, explain, fits
+from .explain import Anchor, Explanation, SeedModel, explain, fits
 from .orders import OrderSearch
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
@@ -319,6 +319,8 @@ class Referee:
         # cell -> when its cup began to move and settled again (inf: still moving), since
         self.motions: dict[int, list[tuple[float, float]]] = {}
         self.explained_rest = -1.0
+        self.explaining = True  # are the cups asked (explain.py)? Not in a replay (orders.py)
+        self.anchor_asked = -1  # the steps taken when a certain point was last looked for
         self.explained_again = 0  # how often the cups told other steps than the referee's
         self.explain_s_max = 0.0  # the longest search (CPU seconds)
         self._publish(0.0)
@@ -367,12 +369,14 @@ class Referee:
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
-        if not self.detector.at_rest():
-            self.last_activity = t
-        elif self._judged_this_frame(flags_before) and self._explain_again(t, flags_before):
+        if self._judged_this_frame(flags_before) and self._explain_again(t, flags_before):
             pass  # the cups are explained by due steps: the flags were never shown
+        elif not self.detector.at_rest():
+            self.last_activity = t
         elif t - self.last_activity >= self.rest_check_s:
             self._check_at_rest(t)
+        elif self._move_just_ended():
+            self._anchor_if_certain(t)
         self._publish(t)
 
     def _take_settled_changes(self, events: list[Event], t: float) -> list[int]:
@@ -441,16 +445,19 @@ class Referee:
             id(self.cell_of): self.cell_of,
             id(self.orders): None,
             id(self.serials): self.serials,
+            id(self.anchor): self.anchor,  # frozen, its game never fed
         }
         for recognised in self.steps:
             memo[id(recognised)] = recognised
-        return copy.deepcopy(self, memo)
+        replica = copy.deepcopy(self, memo)
+        replica.explaining = False  # a replay weighs orders by its doubts, the cups unasked
+        return replica
 
     def adopt(self, other: Referee) -> None:
         """Take on the state of `other`, a snapshot that replayed the same frames another way
         (see orders.py). Whoever holds this referee sees the change as steps taken back and
         others taken, and the next places are published again."""
-        orders, publications = self.orders, self.publications
+        orders, publications, explaining = self.orders, self.publications, self.explaining
         # The steps both took alike stay the same objects (the daemon's journal tells steps
         # taken back by identity).
         for k, (mine, theirs) in enumerate(zip(self.steps, other.steps, strict=False)):
@@ -458,7 +465,7 @@ class Referee:
                 break
             other.steps[k] = mine
         self.__dict__.update(vars(other))
-        self.orders = orders
+        self.orders, self.explaining = orders, explaining
         self.publications = max(publications, other.publications) + 1
 
     # -- early landings -------------------------------------------------------------------------
@@ -2185,9 +2192,7 @@ class Referee:
             self.explained_rest = self.last_activity  # once a rest: the cups stay as they are
             # The referee's own steps first (a few of them: cheap); the search only if they
             # do not fit or a doubt waits.
-            if not self._in_doubt() and self._cups_fit_steps():
-                self._anchor_here(t)
-            elif self._explain_again(t, len(self.flags)):
+            if not self._anchor_if_certain(t) and self._explain_again(t, len(self.flags)):
                 return
         if (
             self.pending
@@ -2224,12 +2229,40 @@ class Referee:
         self.anchor = Anchor(self.game.copy(), levels, len(self.steps), t)
         self.motions.clear()
 
+    def _move_just_ended(self) -> bool:
+        """No hand holds seeds, steps were taken since the last certain point, and this is
+        not asked yet for them: at a turn's end, the board still, a certain point may be made
+        (fast players rest less than `rest_check_s` between moves)."""
+        anchor = self.anchor
+        taken = len(self.steps)
+        if anchor is None or taken == anchor.steps or taken == self.anchor_asked:
+            return False
+        return not any(hand.seeds for hand in self.game.hands)
+
+    def _anchor_if_certain(self, t: float) -> bool:
+        """Make this rest a certain point if nothing is in doubt or waits to be judged, and
+        the referee's steps leave every cup with its seeds."""
+        self.anchor_asked = len(self.steps)
+        waiting = (
+            self.pending,
+            self.tentative,
+            self.carries,
+            self.partial,
+            self.lifting,
+            self.left_behind,
+            self.owed,
+        )
+        if any(waiting) or self._in_doubt() or not self._cups_fit_steps():
+            return False
+        self._anchor_here(t)
+        return True
+
     def _cups_fit_steps(self) -> bool:
         """Do the referee's own steps since the anchor explain every cup at rest (though
         another sequence might too)? Then it is a certain point; a belief that differs from
         the cups unseen is never one."""
         anchor = self.anchor
-        if anchor is None:
+        if not self.explaining or anchor is None:
             return False
         return fits(
             anchor,
@@ -2258,12 +2291,19 @@ class Referee:
         return any(f.kind not in UNEXPLAINABLE for f in self.flags[flags_before:])
 
     def _explain_again(self, t: float, flags_before: int) -> bool:
-        """Explain every cup at rest by due steps from the anchor (explain.py). If one
+        """Explain every cup that is still by due steps from the anchor (explain.py). If one
         sequence alone does, it is what happened: the referee takes it instead of its own
         steps since the anchor, the flags raised since are withdrawn (those of this frame
-        were never shown, and go), and the board is a certain point again."""
+        were never shown, and go), and, the whole board at rest, it is a certain point again.
+        Cups that still move are left out (no step there, nothing read), and judged as they
+        settle, if the referee is waiting on nothing there yet."""
         anchor = self.anchor
-        if anchor is None or any(f.active and f.kind in UNEXPLAINABLE for f in self.flags):
+        if not self.explaining or anchor is None:
+            return False
+        if any(f.active and f.kind in UNEXPLAINABLE for f in self.flags):
+            return False
+        moving = {c for c, d in enumerate(self.detector.cells) if d.active}
+        if moving and not self._may_leave_out(moving):
             return False
         readings = self._readings()
         since = self.steps[anchor.steps :]
@@ -2272,14 +2312,14 @@ class Referee:
         found = explain(
             anchor,
             readings,
-            self.cell_of,
+            {place: cell for place, cell in self.cell_of.items() if cell not in moving},
             SeedModel(self.seed_g, self.seed_cv()),
             self.motions,
             [r.step for r in since],
             moves,
         )
         self.explain_s_max = max(self.explain_s_max, time.process_time() - started)
-        if found is None:
+        if found is None or not self._disproves(found, flags_before):
             return False
         kept = 0
         while kept < min(len(since), len(found.steps)) and since[kept].step == found.steps[kept]:
@@ -2292,8 +2332,32 @@ class Referee:
         self.steps.extend(RecognisedStep(t, step) for step in found.steps[kept:])
         self.game = found.game.copy()
         self._forget_judgements(t, flags_before, WITHDRAWN if changed else "")
-        self._anchor_here(t)
+        if not moving:
+            self._anchor_here(t)
         return True
+
+    def _disproves(self, found: Explanation, flags_before: int) -> bool:
+        """Does the explanation rule out a mistake at every cup a flag it would take back
+        stands at (those of this frame, and those still waiting)?"""
+        flags = [f for f in self.flags[:flags_before] if f.active] + self.flags[flags_before:]
+        judged = [f for f in flags if f.kind not in (*UNEXPLAINABLE, SEED_LOST)]
+        cells = {self.cell_of[f.at] for f in judged if f.at is not None and f.at in self.cell_of}
+        return all(found.rules_out_a_mistake_at(cell) for cell in cells)
+
+    def _may_leave_out(self, moving: set[int]) -> bool:
+        """May these moving cups be left out of an explanation? Not while seeds are carried
+        or lifted, nor where a change waits to be judged: that would be judged twice."""
+        if self.carries or self.lifting or self.early_lifts:
+            return False
+        waiting = (
+            self.pending,
+            self.tentative,
+            self.partial,
+            self.strays,
+            self.left_behind,
+            self.owed,
+        )
+        return not any(cell in per_cell for per_cell in waiting for cell in moving)
 
     def _forget_judgements(self, t: float, flags_before: int, why: str) -> None:
         """Everything judged per cup since the anchor is void: the cups are explained."""
