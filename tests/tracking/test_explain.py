@@ -4,6 +4,7 @@ them (issue 12)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sim import build_simulation, parse_scenario
 from controller.simulate import report
-from controller.tracking.explain import MAX_NODES, Anchor, SeedModel, _Search, explain
+from controller.tracking.explain import CLEAR, MAX_NODES, Anchor, SeedModel, _Search, explain
 from controller.tracking.referee import WITHDRAWN, Referee
 from controller.tracking.session import start_referee
 
@@ -170,3 +171,19 @@ def test_the_cups_at_rest_put_a_wrong_judgement_right(monkeypatch: pytest.Monkey
     # Without the explanation the same game ends stuck on its flags.
     stuck, _ = _sabotaged_game(monkeypatch)
     assert stuck["belief"]["pits"] != stuck["truth"]["pits"] or len(stuck["flags"]) > 1
+
+
+def test_a_mistake_is_ruled_out_only_where_the_cups_can_tell_one_seed() -> None:
+    """A cup that gained one seed since the anchor tells one seed more from none (a flag there
+    may be taken back); one that gained thirty natural seeds cannot (a flag there stands)."""
+    rules = Rules.for_variant("kalah")
+    game = StepFollower(rules, [1, 0, 0, 0, 0, 2, 0, 0, 3, 3, 3, 3, 3, 0], 0)
+    anchor, cells = _kalah(game)
+    search = _Search(anchor, list(anchor.levels_g), cells, SeedModel(SEED_G, 0.15), (), 1, {})
+    pit, store = (
+        next(c for c in search.cups if c.cell == cells[p]) for p in (Place(1, 0), Place(0, "store"))
+    )
+    pit = replace(pit, reading_g=pit.reading_g + SEED_G)
+    store = replace(store, reading_g=30 * SEED_G)
+    assert search.term(pit, 1, False)[1] <= -CLEAR
+    assert search.term(store, 30, False)[1] > -CLEAR
