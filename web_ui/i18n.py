@@ -217,6 +217,10 @@ EN: dict[str, str] = {
     "col_fault": "Last fault",
     "fault_none": "none",
     "leds_power": "LEDs: {a} A, brightness {b} %",
+    # publishing to the hall (sensors page) and the hall page
+    "mqtt_line": "Hall broker {url} as “{id}”: {state}. Messages dropped: {dropped}.",
+    "mqtt_connected": "connected",
+    "mqtt_away": "not connected",
     # admin
     "admin_heading": "Admin",
     "admin_help": "These controls need the admin PIN.",
@@ -442,6 +446,10 @@ JA: dict[str, str] = {
     "col_fault": "最後の故障",
     "fault_none": "なし",
     "leds_power": "LED:{a} A、明るさ {b}%",
+    # publishing to the hall (sensors page) and the hall page
+    "mqtt_line": "ホールのブローカー {url}(名前「{id}」):{state}。送れずに捨てたメッセージ:{dropped}",
+    "mqtt_connected": "接続中",
+    "mqtt_away": "未接続",
     # admin
     "admin_heading": "管理",
     "admin_help": "ここを使うには管理用のPINが必要です。",
