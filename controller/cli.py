@@ -173,6 +173,36 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CommandError(str(err)) from None
 
 
+def cmd_hall(args: argparse.Namespace) -> int:
+    from controller.daemon.config import ConfigError, parse_config
+    from controller.hall.serve import run_hall
+
+    password = ""
+    if args.password_file:
+        try:
+            password = Path(args.password_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as err:
+            raise CommandError(f"--password-file: cannot read: {err}") from None
+    keys = {
+        "url": args.mqtt,
+        "board_id": "hall",
+        "topic_prefix": args.prefix,
+        "user": args.user or "",
+        "password": password,
+        "ca_file": args.ca_file or "",
+    }
+    try:  # the same checks as the daemon's [mqtt] section
+        settings = parse_config({"mqtt": keys}, "sowboard hall").mqtt
+    except ConfigError as err:
+        raise CommandError(str(err).replace("mqtt.url", "--mqtt")) from None
+    if not settings.enabled:
+        raise CommandError("--mqtt: give the broker's URL, e.g. mqtt://broker.local:1883")
+    try:
+        return run_hall(settings, args.host, args.port)
+    except OSError as err:
+        raise CommandError(f"--host {args.host} --port {args.port}: {err}") from None
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from controller.daemon.tools import calibrate
 
@@ -319,6 +349,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--example-config", action="store_true", help="print a configuration with every key"
     )
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "hall",
+        help="the hall of boards: every board that publishes to an MQTT broker, on one page",
+        description="Subscribe to the boards' topics on the broker (their [mqtt] section) and "
+        "serve a page with a small live board for each, whose turn it is, their flags; "
+        "boards that went offline greyed.",
+    )
+    p.add_argument("--mqtt", required=True, metavar="URL", help="mqtt://host:1883 or mqtts://...")
+    p.add_argument("--prefix", default="sowboard", help="the boards' topic prefix (sowboard)")
+    p.add_argument("--user", help="the broker's user name")
+    p.add_argument("--password-file", help="a file holding the broker's password")
+    p.add_argument("--ca-file", help="mqtts: the CA bundle (default: the system's)")
+    p.add_argument("--host", default="127.0.0.1", help="where to serve the page (127.0.0.1)")
+    p.add_argument(
+        "--port", type=number_in(0, 65535, whole=True), default=8090, help="(8090; 0: any free)"
+    )
+    p.set_defaults(func=cmd_hall)
 
     p = sub.add_parser(
         "calibrate", help="calibrate the load cells at the terminal (the daemon must be stopped)"
