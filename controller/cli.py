@@ -133,6 +133,19 @@ def _simulate_frames(path: str, compact: bool) -> int:
     return 1 if result["live"]["same"] is False else 0
 
 
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from controller.selfplay import SelfPlayError
+    from controller.selfplay import main as selfplay
+
+    options = _parse_overrides(args.option)
+    try:
+        report = selfplay(args.games, args.variant, options, args.sim, Path(args.out), args.seed)
+    except SelfPlayError as err:
+        raise CommandError(str(err)) from None
+    print(json.dumps(report))
+    return 0
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     from controller.daemon.tools import RecordError, record
 
@@ -333,6 +346,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--compact", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser(
+        "selfplay",
+        help="games without a person: random legal moves, records and a summary",
+        description="Play GAMES games of random legal moves, by the rules engine alone or "
+        "(--sim) by the virtual hands on the simulated board with the referee following; "
+        "each record goes to OUT/game-NNNN.json, the summary to OUT/summary.json and is "
+        "printed (one JSON line).",
+    )
+    p.add_argument(
+        "--games", type=number_in(1, 100000, whole=True), default=10, help="games to play (10)"
+    )
+    p.add_argument("--variant", choices=VARIANTS, default="congkak", help="(congkak)")
+    p.add_argument(
+        "--option", action="append", metavar="NAME=VALUE", help="a rule option (repeatable)"
+    )
+    p.add_argument("--sim", action="store_true", help="on the simulated board, refereed")
+    p.add_argument("--out", default="selfplay", help="where the records go (./selfplay)")
+    p.add_argument(
+        "--seed", type=number_in(0, 2**31 - 1, whole=True), default=1, help="first game's seed (1)"
+    )
+    p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser(
         "run",
