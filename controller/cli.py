@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -211,7 +212,8 @@ def cmd_hall(args: argparse.Namespace) -> int:
     if not settings.enabled:
         raise CommandError("--mqtt: give the broker's URL, e.g. mqtt://broker.local:1883")
     try:
-        return run_hall(settings, args.host, args.port)
+        client_id = args.client_id or f"sowboard-hall-{socket.gethostname()}"[:64]
+        return run_hall(settings, args.host, args.port, client_id)
     except OSError as err:
         raise CommandError(f"--host {args.host} --port {args.port}: {err}") from None
 
@@ -397,6 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", help="the broker's user name")
     p.add_argument("--password-file", help="a file holding the broker's password")
     p.add_argument("--ca-file", help="mqtts: the CA bundle (default: the system's)")
+    p.add_argument(
+        "--client-id",
+        help="the hall's MQTT client id; the broker keeps its session (default "
+        "sowboard-hall-HOSTNAME: two halls on one machine need two ids)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="where to serve the page (127.0.0.1)")
     p.add_argument(
         "--port", type=number_in(0, 65535, whole=True), default=8090, help="(8090; 0: any free)"

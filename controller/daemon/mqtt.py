@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 import time
 from collections import deque
@@ -125,14 +126,25 @@ class Outbox:
         return len(self._events)
 
 
-def paho_client(settings: MqttSettings, client_id: str) -> Any:
-    """A paho client with the settings' credentials, TLS and reconnect pace (not connected)."""
+def paho_client(settings: MqttSettings, client_id: str, *, persistent: bool = False) -> Any:
+    """A paho client with the settings' credentials, TLS and reconnect pace (not connected).
+    `persistent`: the broker keeps the client's subscriptions and queues its messages while it
+    is away (MQTT's clean_session=False; the client id must then be stable)."""
     import paho.mqtt.client as paho
     from paho.mqtt.enums import CallbackAPIVersion
 
-    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=paho.MQTTv311)
+    client = paho.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        protocol=paho.MQTTv311,
+        clean_session=not persistent,
+    )
     client.reconnect_delay_set(settings.reconnect_s, settings.reconnect_s)
     client.connect_timeout = CONNECT_TIMEOUT_S
+    # A callback that fails is logged, and the network thread goes on (and reconnects): by
+    # default paho would let the exception end the thread, and the broker be lost for good.
+    client.suppress_exceptions = True
+    client.enable_logger(logging.getLogger("sowboard.mqtt"))
     if settings.user:
         client.username_pw_set(settings.user, settings.password or None)
     if settings.tls:

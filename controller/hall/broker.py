@@ -1,13 +1,15 @@
 """A Mosquitto broker of our own on a free loopback port, for the tests and `bench hall`.
 
 Debian's `mosquitto` package (`make test` installs it as root), started with a configuration
-of its own in a temporary directory: loopback only, anonymous, no persistence, so that a
-stop loses the retained messages as a broker that crashed would, and nothing of the
-system's service (if any) is touched.
+of its own in a temporary directory: loopback only, anonymous; by default no persistence,
+so that a stop loses the retained messages and sessions as a broker that crashed would;
+`persistence=True` keeps them across a stop as Debian's own configuration does. Nothing of
+the system's service (if any) is touched.
 """
 
 from __future__ import annotations
 
+import getpass
 import shutil
 import signal
 import socket
@@ -40,7 +42,7 @@ def free_port() -> int:
 class Mosquitto:
     """`mosquitto -c <own config>` on 127.0.0.1:`port`; stop, start again, pause (SIGSTOP)."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, *, persistence: bool = False) -> None:
         binary = find_mosquitto()
         if binary is None:
             raise BrokerError(
@@ -53,8 +55,12 @@ class Mosquitto:
         self.conf = Path(self._dir.name) / "mosquitto.conf"
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\n"
+            # (started as root mosquitto would become the `mosquitto` user, who cannot write
+            # its persistence file in this directory; as anyone else this line is ignored)
+            f"user {getpass.getuser()}\n"
             "allow_anonymous true\n"
-            "persistence false\n"
+            f"persistence {'true' if persistence else 'false'}\n"
+            f"persistence_location {self._dir.name}/\n"
             "log_dest none\n"
             "max_queued_messages 10000\n",
             encoding="utf-8",

@@ -1,8 +1,10 @@
 """The hall's subscription: one paho client that feeds every board's messages to a `Hall`.
 
-It subscribes again after each reconnect (a broker that restarted has forgotten it) and
-tells the hall when its own connection comes and goes: with no broker, no board can be said
-to be online.
+It subscribes again after each reconnect (a broker that restarted without persistence has
+forgotten it) and tells the hall when its own connection comes and goes: with no broker, no
+board can be said to be online. `persistent` (the default of `sowboard hall`): a session the
+broker keeps, so that with the broker's persistence on (Debian's default) the events
+published while the hall was away or reconnecting are queued for it, not lost.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from .state import Hall
 
 
 class HallListener:
-    def __init__(self, hall: Hall, settings: MqttSettings, client_id: str) -> None:
+    def __init__(
+        self, hall: Hall, settings: MqttSettings, client_id: str, *, persistent: bool = False
+    ) -> None:
         self.hall = hall
         self.settings = settings
-        client = paho_client(settings, client_id)
+        client = paho_client(settings, client_id, persistent=persistent)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail
@@ -52,4 +56,4 @@ class HallListener:
         self.hall.broker(False, "cannot reach the broker (trying again)")
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        self.hall.receive(message.topic, message.payload)
+        self.hall.receive(message.topic, message.payload, retained=bool(message.retain))

@@ -31,13 +31,18 @@ class HallServer:
         port: int = 8090,
         allowed_hosts: tuple[str, ...] = (),
         keep_delays: bool = False,
+        client_id: str | None = None,
     ) -> None:
         from web_ui.hall import create_hall_app
         from web_ui.serve import WebServer
 
         self.hall = Hall(settings.topic_prefix, keep_delays=keep_delays)
-        client_id = f"sowboard-hall-{socket.gethostname()}-{os.getpid()}-{id(self):x}"
-        self.listener = HallListener(self.hall, settings, client_id[:64])
+        # A stable client id keeps the hall's session on the broker (persistent); without one
+        # the session is this process's alone.
+        persistent = client_id is not None
+        if client_id is None:
+            client_id = f"sowboard-hall-{socket.gethostname()}-{os.getpid()}-{id(self):x}"
+        self.listener = HallListener(self.hall, settings, client_id[:64], persistent=persistent)
         machine = socket.gethostname().lower()
         hosts = ("localhost", machine, f"{machine.split('.')[0]}.local", host, *allowed_hosts)
         app = create_hall_app(
@@ -61,7 +66,11 @@ class HallServer:
 
 
 def run_hall(
-    settings: MqttSettings, host: str, port: int, out: Callable[[str], None] = print
+    settings: MqttSettings,
+    host: str,
+    port: int,
+    client_id: str,
+    out: Callable[[str], None] = print,
 ) -> int:
     """Serve until SIGTERM or SIGINT."""
     stop = threading.Event()
@@ -71,7 +80,7 @@ def run_hall(
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    server = HallServer(settings, host=host, port=port).start()
+    server = HallServer(settings, host=host, port=port, client_id=client_id).start()
     out(f"sowboard hall: listening to {settings.url} (topics {settings.topic_prefix}/+/...)")
     out(f"sowboard hall: page: {server.url}/")
     try:

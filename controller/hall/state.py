@@ -90,12 +90,14 @@ class Hall:
         self.rejected = 0  # messages that were not a board's (bad topic, JSON, too many boards)
         # (wall-clock delays from the loop's snapshot to here, seconds, for `bench hall`)
         self.delays: deque[float] | None = deque(maxlen=1_000_000) if keep_delays else None
-        self.status_at: dict[str, list[float]] = {}  # board -> when statuses arrived (bench)
+        # board -> when fresh statuses arrived (not the broker's retained copy), for the bench
+        self.status_at: dict[str, list[float]] = {}
 
     # -- the listener's thread --------------------------------------------------------------------
 
-    def receive(self, topic: str, payload: bytes) -> bool:
-        """One message; False when it is not a board's (counted in `rejected`)."""
+    def receive(self, topic: str, payload: bytes, *, retained: bool = False) -> bool:
+        """One message; False when it is not a board's (counted in `rejected`). `retained`:
+        the broker's stored copy, sent on subscribing (not a fresh one from the board)."""
         parsed = self._parse(topic, payload)
         if parsed is None:
             self.rejected += 1
@@ -109,7 +111,7 @@ class Hall:
                     self.rejected += 1
                     return False
                 track = self._boards[board_id] = BoardTrack(board_id)
-            self._apply(track, kind, body, now)
+            self._apply(track, kind, body, now, retained)
             self._changed(track)
         return True
 
@@ -129,18 +131,19 @@ class Hall:
             return None
         return (board_id, kind, body) if isinstance(body, dict) else None
 
-    def _apply(self, track: BoardTrack, kind: str, body: Any, now: float) -> None:
+    def _apply(self, track: BoardTrack, kind: str, body: Any, now: float, retained: bool) -> None:
         track.messages += 1
         track.last_message = now
         if kind == "availability":
             track.availability = body
             return
         t = body.get("t")
-        if self.delays is not None and isinstance(t, int | float):
+        if self.delays is not None and isinstance(t, int | float) and not retained:
             self.delays.append(now - t)
         if kind == "status":
             track.status = body
-            self.status_at.setdefault(track.board_id, []).append(now)
+            if not retained:
+                self.status_at.setdefault(track.board_id, []).append(now)
             return
         track.take_seq(body.get("seq"))
         if kind == "record":

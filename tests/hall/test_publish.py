@@ -8,11 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.daemon.config import Config
 from controller.hall.broker import Mosquitto, free_port
 from controller.hall.state import Hall
 from tests.daemon.conftest import Board, make_config
-from tests.hall.conftest import listen, wait_for
+from tests.hall.conftest import NO_MOSQUITTO, listen, wait_for
 
 
 def mqtt_config(tmp_path: Path, url: str, **more: Any) -> Config:
@@ -263,3 +265,40 @@ def test_a_paused_broker_never_holds_the_loop(
         assert json.dumps(view)  # (a view is plain JSON for the page)
     finally:
         board.stop()
+
+
+def test_with_the_brokers_persistence_a_hall_that_keeps_its_session_misses_nothing(
+    tmp_path: Path,
+) -> None:
+    """Debian's broker keeps sessions across a restart: the hall's subscription is there
+    before the boards come back, so what they queued while it was down reaches the hall even
+    if the hall reconnects last."""
+    from controller.daemon.mqttconfig import MqttSettings
+    from controller.hall.broker import find_mosquitto
+    from controller.hall.listen import HallListener
+
+    if find_mosquitto() is None:
+        pytest.skip(NO_MOSQUITTO)
+    with Mosquitto(persistence=True) as broker:
+        hall = Hall()
+        settings = MqttSettings(url=broker.url, board_id="hall")
+        listener = HallListener(hall, settings, "steady-hall", persistent=True).start()
+        board = Board(mqtt_config(tmp_path, broker.url))
+        try:
+            board.ready()
+            wait_for(lambda: (hall.board("b1") or {}).get("status"), 10)
+            broker.stop()
+            for _ in range(3):
+                board.play(first_playable(board))
+            board.run(0.2)
+            played = history(board)
+            broker.start()
+            wait_for(
+                lambda: moves_heard(hall) == played,
+                15,
+                f"the moves made while it was down: {played} {hall.board('b1')}",
+            )
+            assert hall.board("b1")["events_lost"] == 0  # type: ignore[index]
+        finally:
+            board.stop()
+            listener.stop()
