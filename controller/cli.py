@@ -316,6 +316,12 @@ def _bench_daemon(args: argparse.Namespace) -> int:
         from controller.bench.damage import main as bench_damage
 
         return bench_damage()
+    if args.what == "hall":
+        from controller.bench.hall import main as bench_hall
+
+        return bench_hall(
+            boards=args.boards, seconds=given(args.seconds, 60.0), outage_s=args.outage
+        )
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
 
@@ -477,6 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
             "soak",
             "fuzz",
             "damage",
+            "hall",
         ],
         help="what to measure",
     )
@@ -553,6 +560,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=number_in(1, 100000, whole=True),
         default=2000,
         help="fuzz: requests in all, spread over every endpoint (2000)",
+    )
+    p.add_argument(
+        "--boards",
+        type=number_in(1, 50, whole=True),
+        default=20,
+        help="hall: demo boards publishing to one broker (20)",
+    )
+    p.add_argument(
+        "--outage",
+        type=number_in(0, 600, unit="seconds"),
+        default=10.0,
+        help="hall: seconds the broker is stopped a third of the way in (10; 0: never)",
     )
     p.add_argument(
         "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import threading
 import time
 from collections import deque
@@ -126,7 +125,21 @@ class Outbox:
         return len(self._events)
 
 
-def paho_client(settings: MqttSettings, client_id: str, *, persistent: bool = False) -> Any:
+def _failed_callbacks(out: Callable[[str], None]) -> Callable[..., None]:
+    def on_log(client: Any, userdata: Any, level: int, text: str) -> None:
+        if "exception" in text.lower():
+            out(f"mqtt: {text}")
+
+    return on_log
+
+
+def paho_client(
+    settings: MqttSettings,
+    client_id: str,
+    *,
+    persistent: bool = False,
+    out: Callable[[str], None] = print,
+) -> Any:
     """A paho client with the settings' credentials, TLS and reconnect pace (not connected).
     `persistent`: the broker keeps the client's subscriptions and queues its messages while it
     is away (MQTT's clean_session=False; the client id must then be stable)."""
@@ -141,10 +154,11 @@ def paho_client(settings: MqttSettings, client_id: str, *, persistent: bool = Fa
     )
     client.reconnect_delay_set(settings.reconnect_s, settings.reconnect_s)
     client.connect_timeout = CONNECT_TIMEOUT_S
-    # A callback that fails is logged, and the network thread goes on (and reconnects): by
+    # A callback that fails is told, and the network thread goes on (and reconnects): by
     # default paho would let the exception end the thread, and the broker be lost for good.
+    # (paho's other errors, e.g. one a second while the broker is away, are not told.)
     client.suppress_exceptions = True
-    client.enable_logger(logging.getLogger("sowboard.mqtt"))
+    client.on_log = _failed_callbacks(out)
     if settings.user:
         client.username_pw_set(settings.user, settings.password or None)
     if settings.tls:
@@ -178,7 +192,7 @@ class MqttConnection:
         self.sent = 0
         self.error: str | None = None
         self._paho = paho
-        client = paho_client(settings, f"sowboard-{settings.board_id}")
+        client = paho_client(settings, f"sowboard-{settings.board_id}", out=out)
         client.max_queued_messages_set(PAHO_QUEUE)
         client.will_set(settings.topic("availability"), "offline", qos=1, retain=True)
         client.on_connect = self._on_connect

@@ -88,8 +88,11 @@ class Hall:
         self.broker_up = False
         self.broker_error: str | None = None
         self.rejected = 0  # messages that were not a board's (bad topic, JSON, too many boards)
-        # (wall-clock delays from the loop's snapshot to here, seconds, for `bench hall`)
-        self.delays: deque[float] | None = deque(maxlen=1_000_000) if keep_delays else None
+        # (when the loop published a message and how long it took to arrive here, wall-clock
+        # seconds, for `bench hall`)
+        self.delays: deque[tuple[float, float]] | None = (
+            deque(maxlen=1_000_000) if keep_delays else None
+        )
         # board -> when fresh statuses arrived (not the broker's retained copy), for the bench
         self.status_at: dict[str, list[float]] = {}
 
@@ -139,7 +142,7 @@ class Hall:
             return
         t = body.get("t")
         if self.delays is not None and isinstance(t, int | float) and not retained:
-            self.delays.append(now - t)
+            self.delays.append((t, now - t))
         if kind == "status":
             track.status = body
             if not retained:
