@@ -435,6 +435,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "queue": (_num(10, 100_000, integer=True, unit="messages"), MqttSettings.queue),
         "keepalive_s": (_num(5, 3600, integer=True, unit="seconds"), MqttSettings.keepalive_s),
         "reconnect_s": (_num(1, 60, integer=True, unit="seconds"), MqttSettings.reconnect_s),
+        "commands": (_choice("off", "pin", "acl"), MqttSettings.commands),
     },
 }
 
@@ -547,6 +548,8 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
 
     mqtt = clean["mqtt"]
     problem = check_mqtt(mqtt)
+    if problem is None and mqtt["commands"] == "pin" and not clean["web"]["admin_pin"]:
+        problem = 'mqtt.commands = "pin" needs web.admin_pin (the PIN each command carries)'
     if problem is not None:
         raise ConfigError(f"{where}: {problem}")
     data_dir = clean["data"]["dir"]
@@ -683,4 +686,6 @@ queue = 1000                # messages held while the broker is slow or away (th
                             # counted), 10 to 100000
 keepalive_s = 30            # 5 to 3600
 reconnect_s = 1             # a lost broker is tried again this often, 1 to 60
+commands = "off"            # new game, mode, undo over MQTT: off, pin (each command carries
+                            # web.admin_pin) or acl (the broker's ACL decides; docs/hall.md)
 """

@@ -230,7 +230,8 @@ class BoardLoop:
         self.hint_until = -1.0
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
         self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
-        self.mqtt = open_mqtt(self.config.mqtt, self.out)  # (the hall's broker, issue 16)
+        # (the hall's broker, issue 16)
+        self.mqtt = open_mqtt(self.config.mqtt, self.out, self.link, self.config.web.admin_pin)
         if self.mqtt is not None:
             self.publisher.sinks.append(self.mqtt.snapshot)
         self._watchdog_next = 0.0

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .link import DaemonLink
+from .mqttcommands import MqttCommands
 from .mqttconfig import MqttSettings, parse_broker_url
 from .status import FlagStatus, HistoryEntry, MqttStatus, Status
 
@@ -199,7 +201,9 @@ class MqttConnection:
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
+        client.on_message = self._on_message
         self.client = client
+        self.commands: MqttCommands | None = None  # (set when [mqtt] commands is on)
         self._sender = threading.Thread(target=self._send, name="sowboard-mqtt", daemon=True)
 
     def start(self) -> MqttConnection:
@@ -217,6 +221,8 @@ class MqttConnection:
         self.connects += 1
         self.error = None
         client.publish(self.settings.topic("availability"), "online", qos=1, retain=True)
+        if self.commands is not None:
+            client.subscribe(self.settings.topic("command"), qos=1)
         self.outbox.set_open(True)
 
     def _on_disconnect(
@@ -226,6 +232,10 @@ class MqttConnection:
             self.error = f"connection lost: {reason}"
         self.connected = False
         self.outbox.set_open(False)
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if self.commands is not None and message.topic == self.settings.topic("command"):
+            self.commands.receive(message.payload, bool(message.retain))
 
     def _on_connect_fail(self, client: Any, userdata: Any) -> None:
         self.error = "cannot reach the broker (trying again)"
@@ -401,13 +411,25 @@ def _json(value: Any) -> bytes:
 
 
 class BoardMqtt:
-    """The `[mqtt]` part of the daemon: the connection and the broadcast, as one component."""
+    """The `[mqtt]` part of the daemon: the connection, the broadcast and the commands (when
+    `commands` is on), as one component."""
 
-    def __init__(self, settings: MqttSettings, out: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        settings: MqttSettings,
+        out: Callable[[str], None],
+        link: DaemonLink | None = None,
+        pin: str | None = None,
+    ) -> None:
+        self.settings = settings
         self.connection = MqttConnection(settings, out)
         self.broadcast = BoardBroadcast(
             settings, self.connection.outbox, self.connection.get_status
         )
+        self.commands: MqttCommands | None = None
+        if settings.commands != "off" and link is not None:
+            self.commands = MqttCommands(settings.commands, pin, link, self._reply)
+            self.connection.commands = self.commands
         self.connection.start()
         out(f"publishing to the hall: {settings.url} as {settings.board_id!r}")
 
@@ -417,10 +439,25 @@ class BoardMqtt:
     def get_status(self) -> MqttStatus:
         return self.connection.get_status()
 
+    def _reply(self, answer: dict[str, Any]) -> None:
+        self.connection.outbox.put(Message(self.settings.topic("command", "reply"), _json(answer)))
+
+    def replace_pin(self, pin: str | None) -> None:
+        """A new web.admin_pin (SIGHUP): MQTT commands take it at once too."""
+        if self.commands is not None:
+            self.commands.replace_pin(pin)
+
     def close(self) -> None:
+        if self.commands is not None:
+            self.commands.close()
         self.connection.close()
 
 
-def open_mqtt(settings: MqttSettings, out: Callable[[str], None]) -> BoardMqtt | None:
+def open_mqtt(
+    settings: MqttSettings,
+    out: Callable[[str], None],
+    link: DaemonLink | None = None,
+    pin: str | None = None,
+) -> BoardMqtt | None:
     """The daemon's MQTT component, None when `[mqtt] url` is not set."""
-    return BoardMqtt(settings, out) if settings.enabled else None
+    return BoardMqtt(settings, out, link, pin) if settings.enabled else None

@@ -42,6 +42,7 @@ class MqttSettings:
     queue: int = 1000  # messages held for the broker while it is slow or away
     keepalive_s: int = 30
     reconnect_s: int = 1  # how often a lost broker is tried again
+    commands: str = "off"  # off, pin (with web.admin_pin) or acl (the broker's ACL decides)
 
     @property
     def enabled(self) -> bool:
@@ -95,6 +96,8 @@ def check_mqtt(values: dict[str, object]) -> str | None:
         return "mqtt.tls_insecure = true needs an mqtts:// url"
     if values["password"] and not values["user"]:
         return "mqtt.password is set without mqtt.user, allowed: both or neither"
+    if values["commands"] == "acl" and not values["user"]:
+        return 'mqtt.commands = "acl" needs mqtt.user: the broker\'s ACL names its users'
     if values["key_file"] and not values["cert_file"]:
         return "mqtt.key_file is set without mqtt.cert_file, allowed: both or neither"
     for key in tls_keys:
