@@ -302,3 +302,30 @@ def test_with_the_brokers_persistence_a_hall_that_keeps_its_session_misses_nothi
         finally:
             board.stop()
             listener.stop()
+
+
+def test_an_undo_and_a_new_game_are_told_as_undo_events(
+    tmp_path: Path, broker: Mosquitto, hall_of: Any
+) -> None:
+    hall = hall_of()
+    board = Board(mqtt_config(tmp_path, broker.url))
+    try:
+        board.ready()
+        board.play(first_playable(board))
+        board.play(first_playable(board))
+        board.loop.execute("undo", {})
+        board.settle()
+        board.loop.execute("new_game", {})
+        board.ready()
+        board.play(first_playable(board))
+        board.run(0.2)
+
+        def told() -> list[tuple[str, int]]:
+            events = (hall.board("b1") or {}).get("events", [])
+            return [(e["event"], e.get("ply", e.get("moves"))) for e in events]
+
+        expected = [("move", 1), ("move", 2), ("undo", 1), ("undo", 0), ("move", 1)]
+        wait_for(lambda: told() == expected, 10, f"{expected}")
+        assert hall.board("b1")["status"]["moves"] == 1  # type: ignore[index]
+    finally:
+        board.stop()
