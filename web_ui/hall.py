@@ -145,13 +145,19 @@ def _events() -> Response:
         response.headers["Retry-After"] = "30"
         return response
     since = request.args.get("since", type=int) or 0
+    board = request.args.get("board")
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
     poll = float(current_app.config["SSE_POLL_S"])
-    stream = _stream(web, since, heartbeat, poll)
+    stream = _stream(web, since, heartbeat, poll, board)
     return Response(stream, mimetype="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
 
-def _stream(web: HallWeb, since: int, heartbeat: float, poll: float) -> Iterator[str]:
+def _stream(
+    web: HallWeb, since: int, heartbeat: float, poll: float, board: str | None
+) -> Iterator[str]:
+    """`board`: that board's changes alone, whole (its detail page); else every board's,
+    without their latest events (the hall's cards do not show them: 50 boards' events on
+    every change would be most of the stream)."""
     hall = web.hall
     try:
         quiet = 0.0
@@ -173,6 +179,10 @@ def _stream(web: HallWeb, since: int, heartbeat: float, poll: float) -> Iterator
                 state = {"connected": now[0], "error": now[1], "version": version}
                 yield f"event: hall\ndata: {json.dumps(state)}\n\n"
             for view in hall.changes(since):
+                if board is None:
+                    view = {k: v for k, v in view.items() if k != "events"}
+                elif view["board"] != board:
+                    continue
                 yield f"event: board\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
             since = version
     finally:

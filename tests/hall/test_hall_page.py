@@ -189,6 +189,21 @@ def test_the_stream_sends_the_broker_state_and_each_changed_board(
         changed = events.next(5)
         assert changed.event == "board"
         assert changed.json()["board"] == "b2" and changed.json()["events_received"] == 1
+        assert "events" not in changed.json()  # (the cards do not show them)
+
+
+def test_a_boards_own_stream_has_its_events_and_no_other_board(
+    client: FlaskClient, hall: Hall
+) -> None:
+    url = f"/api/hall/events?since={hall.version}&board=b2"
+    response = client.get(url, headers={"Host": "localhost"}, buffered=False)
+    with EventReader(response.response, response.close) as events:  # type: ignore[arg-type]
+        assert events.next(5).event == "hall"
+        hall.receive("sowboard/b1/event/move", move("b1", 1, 1))
+        hall.receive("sowboard/b2/event/move", move("b2", 1, 2))
+        changed = events.next_event(5)
+        assert changed.json()["board"] == "b2"
+        assert [e["ply"] for e in changed.json()["events"]] == [2]
 
 
 # -- in chromium, through a real broker -------------------------------------------------------
@@ -244,3 +259,40 @@ def test_boards_through_mosquitto_in_the_hall_page(
         for board in boards.values():
             board.stop()
         server.stop()
+
+
+@needs_chromium
+def test_fifty_boards_and_one_changing_live(browser: Browser) -> None:
+    from web_ui.serve import WebServer
+
+    hall = Hall()
+    hall.broker(True)
+    for k in range(50):
+        hall.receive(f"sowboard/b{k:02d}/availability", b"online")
+        hall.receive(f"sowboard/b{k:02d}/status", status(f"b{k:02d}"))
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    try:
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale="ja-JP")
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(server.url + "/")
+            expect(page.locator(".hall-card")).to_have_count(50)
+            expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+            card = page.locator('.hall-card[data-board="b37"]')
+            expect(card).not_to_have_class("flagged")
+            hall.receive("sowboard/b37/status", status("b37", flags=[FLAG]))
+            expect(card).to_have_class("hall-card online flagged")
+            expect(card.locator(".hall-flags li")).to_have_count(1)
+            expect(card.locator('[data-place="1,2"]')).to_have_class("mini-place problem")
+            hall.receive("sowboard/b12/availability", b"offline")
+            expect(page.locator('.hall-card[data-board="b12"]')).to_have_attribute(
+                "data-state", "offline"
+            )
+            hall.broker(False, "connection lost")
+            expect(page.locator("#broker")).to_contain_text("connection lost")
+            expect(page.locator('.hall-card[data-state="online"]')).to_have_count(0)
+            assert errors == []
+            page.close()
+    finally:
+        stop_streams(app)

@@ -160,21 +160,24 @@
     return item;
   }
 
-  function renderHall() {
+  /* Every card, or only the card of `only` (a board that changed). */
+  function renderHall(only) {
     var list = document.getElementById("hall");
     var ids = Object.keys(boards).sort();
+    if (only && list.querySelector('[data-board="' + CSS.escape(only) + '"]')) ids = [only];
     document.getElementById("hall-empty").hidden = ids.length > 0;
     var existing = {};
     Array.prototype.forEach.call(list.children, function (node) {
       existing[node.dataset.board] = node;
     });
-    ids.forEach(function (id, k) {
+    var all = Object.keys(boards).sort();
+    ids.forEach(function (id) {
       var fresh = card(boards[id]);
       var old = existing[id];
       if (old) {
         list.replaceChild(fresh, old);
       } else {
-        list.insertBefore(fresh, list.children[k] || null);
+        list.insertBefore(fresh, list.children[all.indexOf(id)] || null);
       }
     });
   }
@@ -221,8 +224,8 @@
     });
   }
 
-  function render() {
-    if (page === "hall") renderHall();
+  function render(only) {
+    if (page === "hall") renderHall(only);
     else renderDetail();
   }
 
@@ -259,7 +262,10 @@
 
   function listen() {
     if (typeof window.EventSource !== "function") return poll();
-    var source = new EventSource("/api/hall/events?since=" + version);
+    var detail = document.getElementById("detail");
+    var url = "/api/hall/events?since=" + version;
+    if (detail) url += "&board=" + encodeURIComponent(detail.dataset.board);
+    var source = new EventSource(url);
     var failures = 0;
     source.onopen = function () {
       failures = 0;
@@ -269,7 +275,7 @@
       var view = JSON.parse(message.data);
       boards[view.board] = view;
       version = Math.max(version, view.version);
-      render();
+      render(view.board);
     });
     source.addEventListener("hall", function (message) {
       var state = JSON.parse(message.data);
