@@ -122,6 +122,10 @@ class Outbox:
         with self._cond:
             self._cond.notify_all()
 
+    def count_drop(self) -> None:
+        with self._cond:
+            self.dropped += 1
+
     @property
     def queued(self) -> int:
         return len(self._events)
@@ -252,7 +256,14 @@ class MqttConnection:
             message = self.outbox.take(SEND_WAIT_S)
             if message is None:
                 continue
-            info = self.client.publish(message.topic, message.payload, qos=1, retain=message.retain)
+            try:
+                info = self.client.publish(
+                    message.topic, message.payload, qos=1, retain=message.retain
+                )
+            except Exception as err:  # (a message paho refuses is told and dropped, counted)
+                self.outbox.count_drop()
+                self.out(f"mqtt: not sent to {message.topic}: {err}")
+                continue
             if info.rc == paho.MQTT_ERR_QUEUE_SIZE:  # paho holds PAHO_QUEUE already: wait
                 self.outbox.put_back(message)
                 time.sleep(0.01)
