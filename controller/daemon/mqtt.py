@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 import time
 from collections import deque
@@ -177,6 +178,13 @@ def paho_client(
     return client
 
 
+def connect_failure() -> str:
+    """What paho's failed connection attempt raised (its on_connect_fail is called inside
+    the `except`), e.g. a refused connection or a certificate that does not verify."""
+    err = sys.exc_info()[1]
+    return "cannot reach the broker" + (f": {err}" if err else "") + " (trying again)"
+
+
 def connect(client: Any, settings: MqttSettings) -> None:
     """Connect in paho's own thread (the name lookup too), which reconnects by itself."""
     _scheme, host, port = parse_broker_url(settings.url)
@@ -242,7 +250,7 @@ class MqttConnection:
             self.commands.receive(message.payload, bool(message.retain))
 
     def _on_connect_fail(self, client: Any, userdata: Any) -> None:
-        self.error = "cannot reach the broker (trying again)"
+        self.error = connect_failure()
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         self.sent += 1

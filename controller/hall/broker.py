@@ -42,7 +42,14 @@ def free_port() -> int:
 class Mosquitto:
     """`mosquitto -c <own config>` on 127.0.0.1:`port`; stop, start again, pause (SIGSTOP)."""
 
-    def __init__(self, port: int | None = None, *, persistence: bool = False) -> None:
+    def __init__(
+        self,
+        port: int | None = None,
+        *,
+        persistence: bool = False,
+        tls: tuple[Path, Path, Path] | None = None,
+    ) -> None:
+        """`tls`: (CA file, certificate, key): the listener speaks TLS only (mqtts://)."""
         binary = find_mosquitto()
         if binary is None:
             raise BrokerError(
@@ -62,14 +69,16 @@ class Mosquitto:
             f"persistence {'true' if persistence else 'false'}\n"
             f"persistence_location {self._dir.name}/\n"
             "log_dest none\n"
-            "max_queued_messages 10000\n",
+            "max_queued_messages 10000\n"
+            + (f"cafile {tls[0]}\ncertfile {tls[1]}\nkeyfile {tls[2]}\n" if tls else ""),
             encoding="utf-8",
         )
+        self.tls = tls is not None
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
+        return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
 
     def start(self) -> Mosquitto:
         self.proc = subprocess.Popen(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.daemon.mqtt import connect, paho_client
+from controller.daemon.mqtt import connect, connect_failure, paho_client
 from controller.daemon.mqttconfig import MqttSettings
 
 from .state import Hall
@@ -53,7 +53,7 @@ class HallListener:
         self.hall.broker(False, f"connection lost: {reason}")
 
     def _on_connect_fail(self, client: Any, userdata: Any) -> None:
-        self.hall.broker(False, "cannot reach the broker (trying again)")
+        self.hall.broker(False, connect_failure())
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         self.hall.receive(message.topic, message.payload, retained=bool(message.retain))
