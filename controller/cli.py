@@ -320,7 +320,10 @@ def _bench_daemon(args: argparse.Namespace) -> int:
         from controller.bench.hall import main as bench_hall
 
         return bench_hall(
-            boards=args.boards, seconds=given(args.seconds, 60.0), outage_s=args.outage
+            boards=args.boards,
+            seconds=given(args.seconds, 60.0),
+            outage_s=args.outage,
+            without_mqtt=args.control,
         )
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
@@ -572,6 +575,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=number_in(0, 600, unit="seconds"),
         default=10.0,
         help="hall: seconds the broker is stopped a third of the way in (10; 0: never)",
+    )
+    p.add_argument(
+        "--control",
+        action="store_true",
+        help="hall: the same daemons without [mqtt], for their loop lag alone",
     )
     p.add_argument(
         "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"

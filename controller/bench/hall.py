@@ -15,6 +15,9 @@ Issue 16's targets, measured on this machine:
   the hall must show every board offline meanwhile, every board must reconnect by itself,
   and each board's fresh status must reach the hall within 2 s of the broker's return.
 
+`--control`: the same daemons without `[mqtt]` (no broker, no hall), their loop lag sampled
+from their own pages for as long: what the machine gives them without MQTT.
+
 The last line is one JSON object.
 """
 
@@ -64,16 +67,15 @@ class Samples:
                 self.lag_outage[board] = max(self.lag_outage.get(board, 0.0), lag)
 
 
-def start_boards(count: int, url: str, root: Path) -> list[DaemonProcess]:
+def start_boards(count: int, url: str | None, root: Path) -> list[DaemonProcess]:
+    """`count` demo daemons publishing to `url` (None: without [mqtt])."""
     daemons = []
     for k in range(count):
         data = root / f"board-{k:02d}"
         data.mkdir()
         config = data / "config.toml"
-        config.write_text(
-            demo_config(data / "data") + f'[mqtt]\nurl = "{url}"\nboard_id = "board-{k:02d}"\n',
-            encoding="utf-8",
-        )
+        mqtt = f'[mqtt]\nurl = "{url}"\nboard_id = "board-{k:02d}"\n' if url else ""
+        config.write_text(demo_config(data / "data") + mqtt, encoding="utf-8")
         daemons.append(DaemonProcess(config, start_timeout=START_TIMEOUT_S))
     return daemons
 
@@ -186,9 +188,46 @@ def summary(
     return result
 
 
+def control(boards: int, seconds: float, warm_up_s: float) -> dict[str, Any]:
+    """The same daemons without [mqtt]: their worst loop lag p99, from their own pages."""
+    worst: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="sowboard-bench-hall-") as tmp:
+        daemons: list[DaemonProcess] = []
+        try:
+            daemons = start_boards(boards, None, Path(tmp))
+            time.sleep(warm_up_s)
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                for k, daemon in enumerate(daemons):
+                    lag = float(daemon.state()["daemon"]["loop"]["lag_ms_p99"])
+                    worst[k] = max(worst.get(k, 0.0), lag)
+                time.sleep(SAMPLE_S)
+        finally:
+            for daemon in daemons:
+                daemon.stop()
+    lags = list(worst.values()) or [0.0]
+    return {
+        "boards": boards,
+        "control": "without [mqtt]",
+        "seconds": seconds,
+        "lag_ms_p99_worst_board": round(max(lags), 2),
+        "lag_ms_p99_median_board": round(statistics.median(lags), 2),
+        "cpus": os.cpu_count(),
+        "load_1min": round(os.getloadavg()[0], 2),
+    }
+
+
 def main(
-    boards: int = 20, seconds: float = 60.0, outage_s: float = 10.0, warm_up_s: float = WARM_UP_S
+    boards: int = 20,
+    seconds: float = 60.0,
+    outage_s: float = 10.0,
+    warm_up_s: float = WARM_UP_S,
+    without_mqtt: bool = False,
 ) -> int:
+    if without_mqtt:
+        print(f"bench hall --control: {boards} demo boards without [mqtt], {seconds:g} s")
+        report(control(boards, seconds, warm_up_s))
+        return 0
     print(f"bench hall: {boards} demo boards, {seconds:g} s, broker stopped for {outage_s:g} s")
     with tempfile.TemporaryDirectory(prefix="sowboard-bench-hall-") as tmp:
         broker = Mosquitto(persistence=True).start()
@@ -215,7 +254,11 @@ def main(
                 daemon.stop()
             server.stop()
             broker.close()
+    report(result)
+    return 0
+
+
+def report(result: dict[str, Any]) -> None:
     for key, value in result.items():
         print(f"  {key}: {value}")
     print(json.dumps(result))
-    return 0

@@ -21,3 +21,12 @@ def test_two_boards_through_an_outage(capsys: pytest.CaptureFixture[str]) -> Non
     assert result["hall_showed_all_offline"] is True
     assert result["boards_reconnected"] == 2 and result["boards_back_online"] == 2
     assert result["status_back_s_max"] is not None and result["status_back_s_max"] < 2.0
+
+
+def test_the_control_runs_the_same_daemons_without_mqtt(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(boards=2, seconds=2, warm_up_s=0, without_mqtt=True) == 0
+    result = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert result["control"] == "without [mqtt]" and result["boards"] == 2
+    assert result["lag_ms_p99_worst_board"] >= result["lag_ms_p99_median_board"] >= 0
