@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint typecheck unit bench clean chromium
+.PHONY: run test lint typecheck unit bench clean chromium mosquitto
 
 $(BIN)/sowboard: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,16 @@ chromium:
 	  else echo "chromium is missing: sudo apt-get install chromium (browser tests will skip)"; fi; \
 	fi
 
-unit: $(BIN)/sowboard chromium
+# The MQTT tests start Debian's mosquitto on a free loopback port (never the system service).
+# As root (CI) it is installed when missing; elsewhere those tests say why they skip.
+mosquitto:
+	@if [ ! -x /usr/sbin/mosquitto ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto >/dev/null; \
+	  else echo "mosquitto is missing: sudo apt-get install mosquitto (MQTT tests will skip)"; fi; \
+	fi
+
+unit: $(BIN)/sowboard chromium mosquitto
 	$(BIN)/pytest
 
 test: lint typecheck unit

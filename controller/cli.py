@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -133,6 +134,19 @@ def _simulate_frames(path: str, compact: bool) -> int:
     return 1 if result["live"]["same"] is False else 0
 
 
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from controller.selfplay import SelfPlayError
+    from controller.selfplay import main as selfplay
+
+    options = _parse_overrides(args.option)
+    try:
+        report = selfplay(args.games, args.variant, options, args.sim, Path(args.out), args.seed)
+    except SelfPlayError as err:
+        raise CommandError(str(err)) from None
+    print(json.dumps(report))
+    return 0
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     from controller.daemon.tools import RecordError, record
 
@@ -171,6 +185,37 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run(config)
     except (HardwareError, StartError, DataDirLocked) as err:
         raise CommandError(str(err)) from None
+
+
+def cmd_hall(args: argparse.Namespace) -> int:
+    from controller.daemon.config import ConfigError, parse_config
+    from controller.hall.serve import run_hall
+
+    password = ""
+    if args.password_file:
+        try:
+            password = Path(args.password_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as err:
+            raise CommandError(f"--password-file: cannot read: {err}") from None
+    keys = {
+        "url": args.mqtt,
+        "board_id": "hall",
+        "topic_prefix": args.prefix,
+        "user": args.user or "",
+        "password": password,
+        "ca_file": args.ca_file or "",
+    }
+    try:  # the same checks as the daemon's [mqtt] section
+        settings = parse_config({"mqtt": keys}, "sowboard hall").mqtt
+    except ConfigError as err:
+        raise CommandError(str(err).replace("mqtt.url", "--mqtt")) from None
+    if not settings.enabled:
+        raise CommandError("--mqtt: give the broker's URL, e.g. mqtt://broker.local:1883")
+    try:
+        client_id = args.client_id or f"sowboard-hall-{socket.gethostname()}"[:64]
+        return run_hall(settings, args.host, args.port, client_id)
+    except OSError as err:
+        raise CommandError(f"--host {args.host} --port {args.port}: {err}") from None
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -271,6 +316,15 @@ def _bench_daemon(args: argparse.Namespace) -> int:
         from controller.bench.damage import main as bench_damage
 
         return bench_damage()
+    if args.what == "hall":
+        from controller.bench.hall import main as bench_hall
+
+        return bench_hall(
+            boards=args.boards,
+            seconds=given(args.seconds, 60.0),
+            outage_s=args.outage,
+            without_mqtt=args.control,
+        )
     raise CommandError(f"bench: unknown benchmark {args.what!r}")
 
 
@@ -305,6 +359,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser(
+        "selfplay",
+        help="games without a person: random legal moves, records and a summary",
+        description="Play GAMES games of random legal moves, by the rules engine alone or "
+        "(--sim) by the virtual hands on the simulated board with the referee following; "
+        "each record goes to OUT/game-NNNN.json, the summary to OUT/summary.json and is "
+        "printed (one JSON line).",
+    )
+    p.add_argument(
+        "--games", type=number_in(1, 100000, whole=True), default=10, help="games to play (10)"
+    )
+    p.add_argument("--variant", choices=VARIANTS, default="congkak", help="(congkak)")
+    p.add_argument(
+        "--option", action="append", metavar="NAME=VALUE", help="a rule option (repeatable)"
+    )
+    p.add_argument("--sim", action="store_true", help="on the simulated board, refereed")
+    p.add_argument("--out", default="selfplay", help="where the records go (./selfplay)")
+    p.add_argument(
+        "--seed", type=number_in(0, 2**31 - 1, whole=True), default=1, help="first game's seed (1)"
+    )
+    p.set_defaults(func=cmd_selfplay)
+
+    p = sub.add_parser(
         "run",
         help="the board daemon: sensors, referee, lights and the status page",
         description="Run the board daemon. Without hardware configured it runs the simulated "
@@ -319,6 +395,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--example-config", action="store_true", help="print a configuration with every key"
     )
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "hall",
+        help="the hall of boards: every board that publishes to an MQTT broker, on one page",
+        description="Subscribe to the boards' topics on the broker (their [mqtt] section) and "
+        "serve a page with a small live board for each, whose turn it is, their flags; "
+        "boards that went offline greyed.",
+    )
+    p.add_argument("--mqtt", required=True, metavar="URL", help="mqtt://host:1883 or mqtts://...")
+    p.add_argument("--prefix", default="sowboard", help="the boards' topic prefix (sowboard)")
+    p.add_argument("--user", help="the broker's user name")
+    p.add_argument("--password-file", help="a file holding the broker's password")
+    p.add_argument("--ca-file", help="mqtts: the CA bundle (default: the system's)")
+    p.add_argument(
+        "--client-id",
+        help="the hall's MQTT client id; the broker keeps its session (default "
+        "sowboard-hall-HOSTNAME: two halls on one machine need two ids)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="where to serve the page (127.0.0.1)")
+    p.add_argument(
+        "--port", type=number_in(0, 65535, whole=True), default=8090, help="(8090; 0: any free)"
+    )
+    p.set_defaults(func=cmd_hall)
 
     p = sub.add_parser(
         "calibrate", help="calibrate the load cells at the terminal (the daemon must be stopped)"
@@ -387,6 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
             "soak",
             "fuzz",
             "damage",
+            "hall",
         ],
         help="what to measure",
     )
@@ -463,6 +563,23 @@ def build_parser() -> argparse.ArgumentParser:
         type=number_in(1, 100000, whole=True),
         default=2000,
         help="fuzz: requests in all, spread over every endpoint (2000)",
+    )
+    p.add_argument(
+        "--boards",
+        type=number_in(1, 50, whole=True),
+        default=20,
+        help="hall: demo boards publishing to one broker (20)",
+    )
+    p.add_argument(
+        "--outage",
+        type=number_in(0, 600, unit="seconds"),
+        default=10.0,
+        help="hall: seconds the broker is stopped a third of the way in (10; 0: never)",
+    )
+    p.add_argument(
+        "--control",
+        action="store_true",
+        help="hall: the same daemons without [mqtt], for their loop lag alone",
     )
     p.add_argument(
         "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"

@@ -55,7 +55,19 @@ def report(simulation: Simulation, referee: Referee) -> dict[str, Any]:
         "steps": [s.to_json() for s in referee.steps],
         "flags": [f.to_json() for f in referee.flags],
         "latency_ms": latency_summary(latencies_ms(referee, landings)),
+        "record": game_record(simulation, referee),
     }
+
+
+def game_record(simulation: Simulation, referee: Referee) -> dict[str, Any]:
+    """The game as the referee recognised it, a record of RULES.md section 5 (`sowboard
+    replay` reads it): with its steps when the opening was simultaneous, as the daemon's."""
+    scenario = simulation.scenario
+    record: dict[str, Any] = {"variant": scenario.variant, "options": dict(scenario.options)}
+    if simulation.world.rules.options.simultaneous_opening:
+        record["steps"] = [s.step.to_json() for s in referee.steps]
+    record["moves"] = [m.pit for m in referee.game.completed]
+    return record
 
 
 # -- recordings -----------------------------------------------------------------------------------

@@ -75,9 +75,10 @@ def web_state() -> WebState:
 
 def stop_streams(app: Flask) -> None:
     """End every open event stream soon (within SSE_POLL_S), e.g. before the server stops."""
-    state = app.extensions["sowboard"]
-    assert isinstance(state, WebState)
-    state.stopping.set()
+    # (the hall's app, web_ui/hall.py, keeps its own state with a `stopping` event too)
+    stopping = getattr(app.extensions.get("sowboard"), "stopping", None)
+    if isinstance(stopping, threading.Event):
+        stopping.set()
 
 
 def change_pin(app: Flask, pin: str | None) -> None:

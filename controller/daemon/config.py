@@ -34,6 +34,16 @@ from controller.rules import VARIANTS, OptionError, Rules
 from controller.sensing.pi_gpio import PI_DOUT_GPIOS, PI_LED_GPIO, PI_SCK_GPIO
 from controller.sim.scenario import PlayerParams, SensorParams
 
+from .mqttconfig import (
+    BOARD_ID,
+    BOARD_ID_ALLOWED,
+    TOPIC_PREFIX,
+    MqttSettings,
+    check_mqtt,
+    default_board_id,
+    parse_broker_url,
+)
+
 DEFAULT_PATH = Path("/etc/sowboard/config.toml")
 SYSTEM_DATA_DIR = Path("/var/lib/sowboard")
 MODES = ("play", "teach", "demo")
@@ -166,6 +176,7 @@ class Config:
     buttons: ButtonSettings
     data_dir: Path
     recorder: RecorderSettings = field(default_factory=RecorderSettings)
+    mqtt: MqttSettings = field(default_factory=MqttSettings)
 
     @property
     def where(self) -> str:
@@ -304,6 +315,29 @@ def _host_list() -> Check:
     return check
 
 
+def _matching(pattern: re.Pattern[str], allowed: str) -> Check:
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, str) or (value and not pattern.fullmatch(value)):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {allowed}")
+        return value
+
+    return check
+
+
+def _broker_url() -> Check:
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: a string")
+        if value:
+            try:
+                parse_broker_url(value)
+            except ValueError as err:
+                raise _Bad(f"{key} = {_show(value)} is not allowed: {err}") from None
+        return value
+
+    return check
+
+
 def _is_host(name: str) -> bool:
     if len(name) <= 253 and _HOST_NAME.fullmatch(name):
         return True
@@ -384,6 +418,24 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "seconds": (_num(10, 900, integer=True, unit="seconds"), RecorderSettings.seconds),
         "keep": (_num(1, 1000, integer=True, unit="recordings"), RecorderSettings.keep),
         "on_flag": (_bool(), RecorderSettings.on_flag),
+    },
+    "mqtt": {
+        "url": (_broker_url(), MqttSettings.url),
+        "board_id": (_matching(BOARD_ID, BOARD_ID_ALLOWED), ""),  # empty: the host name
+        "topic_prefix": (
+            _matching(TOPIC_PREFIX, "1 to 4 levels of letters, digits, '_', '-' joined by '/'"),
+            MqttSettings.topic_prefix,
+        ),
+        "user": (_text(max_len=256), ""),
+        "password": (_text(max_len=256), ""),
+        "ca_file": (_text(), ""),
+        "cert_file": (_text(), ""),
+        "key_file": (_text(), ""),
+        "tls_insecure": (_bool(), False),
+        "queue": (_num(10, 100_000, integer=True, unit="messages"), MqttSettings.queue),
+        "keepalive_s": (_num(5, 3600, integer=True, unit="seconds"), MqttSettings.keepalive_s),
+        "reconnect_s": (_num(1, 60, integer=True, unit="seconds"), MqttSettings.reconnect_s),
+        "commands": (_choice("off", "pin", "acl"), MqttSettings.commands),
     },
 }
 
@@ -494,6 +546,12 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
     if buttons["enabled"]:
         _check_pins(where, pins, source, pi["sck"], dout, clean["leds"]["gpio"])
 
+    mqtt = clean["mqtt"]
+    problem = check_mqtt(mqtt)
+    if problem is None and mqtt["commands"] == "pin" and not clean["web"]["admin_pin"]:
+        problem = 'mqtt.commands = "pin" needs web.admin_pin (the PIN each command carries)'
+    if problem is not None:
+        raise ConfigError(f"{where}: {problem}")
     data_dir = clean["data"]["dir"]
     leds = clean["leds"]
     web = clean["web"]
@@ -524,6 +582,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         recorder=RecorderSettings(**clean["recorder"]),
+        mqtt=MqttSettings(**{**mqtt, "board_id": mqtt["board_id"] or default_board_id()}),
     )
 
 
@@ -612,4 +671,21 @@ dir = ""                    # empty: /var/lib/sowboard (service) or ~/.local/sta
 seconds = 180               # raw frames kept for a recording, 10 to 900
 keep = 20                   # recordings kept in <data dir>/recordings (the oldest go first)
 on_flag = true              # a raised flag saves a recording (a few seconds after it)
+
+[mqtt]
+url = ""                    # empty: off; "mqtt://host:1883" or "mqtts://host:8883" (TLS)
+board_id = ""               # this board in the hall's topics; empty: the host name
+topic_prefix = "sowboard"   # topics are <prefix>/<board_id>/status, /availability, /event/...
+user = ""                   # the broker's user and password (none: anonymous)
+password = ""
+ca_file = ""                # mqtts: the CA bundle (empty: the system's), a client cert and key
+cert_file = ""
+key_file = ""
+tls_insecure = false        # mqtts: do not check the broker's name against its certificate
+queue = 1000                # messages held while the broker is slow or away (then dropped,
+                            # counted), 10 to 100000
+keepalive_s = 30            # 5 to 3600
+reconnect_s = 1             # a lost broker is tried again this often, 1 to 60
+commands = "off"            # new game, mode, undo over MQTT: off, pin (each command carries
+                            # web.admin_pin) or acl (the broker's ACL decides; docs/hall.md)
 """

@@ -52,6 +52,7 @@ from .health import LINK_FAULT, WRITE_FAILED, Health, LinkWatch, WriteHealth
 from .journal import JournalWriter
 from .lights import BoardLights, guidance_state
 from .link import COMMANDS, CommandError, LoopLink, unknown_command
+from .mqtt import open_mqtt
 from .notices import Notices
 from .notify import Notifier
 from .publisher import Publisher
@@ -229,6 +230,10 @@ class BoardLoop:
         self.hint_until = -1.0
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
         self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
+        # (the hall's broker, issue 16)
+        self.mqtt = open_mqtt(self.config.mqtt, self.out, self.link, self.config.web.admin_pin)
+        if self.mqtt is not None:
+            self.publisher.sinks.append(self.mqtt.snapshot)
         self._watchdog_next = 0.0
         self._systemd_status = ""
 
@@ -324,6 +329,8 @@ class BoardLoop:
         with contextlib.suppress(Exception):
             self.feed.close()
         self.recorder.close()
+        if self.mqtt is not None:
+            self.mqtt.close()
         self.datalock.release()
 
     # -- frames and the tick ----------------------------------------------------------------------
@@ -441,6 +448,7 @@ class BoardLoop:
             "sim_busy": self.sim is not None and now < self.busy_until,
             "idle": self.idle(now),
             "recorder": self.recorder.status(),
+            "mqtt": None if self.mqtt is None else self.mqtt.get_status(),
         }
 
     def _systemd(self) -> None:

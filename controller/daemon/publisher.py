@@ -8,6 +8,8 @@ board that stands still.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .lights import BoardLights
 from .link import LoopLink
 from .reactor import Reactor
@@ -32,6 +34,8 @@ class Publisher:
         self._last_sensor_publish = -1e9
         self._sensors: list[SensorStatus] = []
         self._sensors_read = False
+        # Who else hears of each published snapshot (the hall's MQTT broadcast), in the loop.
+        self.sinks: list[Callable[[Status], None]] = []
 
     def tick(self, now: float, core: Core) -> None:
         """Publish a snapshot if one is due (see the module docstring)."""
@@ -50,8 +54,11 @@ class Publisher:
         self._last_core = core
         self._last_colors = colors
         self._last_led_publish = now
-        self.link.publish(self._status(now, core, colors))
+        status = self._status(now, core, colors)
+        self.link.publish(status)
         self.reactor.stats.publishes += 1
+        for sink in self.sinks:
+            sink(status)
 
     def _status(self, now: float, core: Core, colors: list[str]) -> Status:
         return {

@@ -117,6 +117,8 @@ class Daemon:
             self.out("reload: web.admin_pin is unchanged")
             return
         change_pin(self.app, fresh.web.admin_pin)
+        if self.loop.mqtt is not None:
+            self.loop.mqtt.replace_pin(fresh.web.admin_pin)
         self.config = _with_pin(self.config, fresh.web.admin_pin)
         self.out("reload: a new web.admin_pin; every admin session has ended")
 

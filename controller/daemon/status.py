@@ -122,6 +122,17 @@ class LoopStatus(TypedDict):
     frames: int
 
 
+class MqttStatus(TypedDict):
+    """Publishing to the hall's broker (`[mqtt]`, controller/daemon/mqtt.py)."""
+
+    url: str
+    board_id: str
+    connected: bool
+    dropped: int  # messages the bounded queue dropped while the broker was away or slow
+    connects: int
+    error: str | None
+
+
 class DaemonCore(TypedDict):
     """The daemon's section but for the loop's figures, which change every tick."""
 
@@ -135,6 +146,7 @@ class DaemonCore(TypedDict):
     sim_busy: bool
     idle: bool
     recorder: RecorderStatus
+    mqtt: MqttStatus | None  # None: [mqtt] url is not set
 
 
 class DaemonStatus(DaemonCore):

@@ -240,6 +240,8 @@ def diagnose(config: Config, *, sensors_s: float = 0.0) -> dict[str, Any]:
         "source": config.source,
         "leds": config.led_backend(),
         "web": f"http://{config.web.host}:{config.web.port}/",
+        # (the hall's broker: never its password)
+        "mqtt": {"url": config.mqtt.url or None, "board_id": config.mqtt.board_id},
         "data_dir": {
             "path": str(data),
             "writable": os.access(data, os.W_OK) if data.exists() else False,

@@ -126,7 +126,8 @@ def test_latency_from_landing_to_the_next_place_lit() -> None:
 
 def test_report_has_every_field_of_simulation_md() -> None:
     result, _ = _run("congkak_relay")
-    assert set(result) == {"truth", "belief", "steps", "flags", "latency_ms"}
+    # (and the game's record, which issue 16 added to the report)
+    assert set(result) == {"truth", "belief", "steps", "flags", "latency_ms", "record"}
     assert set(result["belief"]) == {"pits", "stores", "hand", "to_move", "over", "winner"}
     assert set(result["latency_ms"]) == {"n", "p50", "p99", "max"}
     assert all({"t", "player", "step"} <= set(s) for s in result["steps"])

@@ -405,6 +405,7 @@ class FakeLink:
             "sim_busy": False,
             "idle": False,
             "recorder": {"seconds": 180, "saved": 0, "last": None, "error": None, "pending": False},
+            "mqtt": None,
             "loop": {
                 "ticks": self._version,
                 "missed_ticks": 0,

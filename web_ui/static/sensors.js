@@ -21,6 +21,17 @@
       a: fixed(leds.current_a, 2),
       b: fixed(typeof leds.brightness === "number" ? leds.brightness * 100 : null, 0),
     });
+    var mqtt = (status.daemon || {}).mqtt;
+    var mqttLine = document.getElementById("mqtt");
+    mqttLine.hidden = !mqtt;
+    if (mqtt) {
+      mqttLine.textContent = t("mqtt_line", {
+        url: mqtt.url,
+        id: mqtt.board_id,
+        state: mqtt.connected ? t("mqtt_connected") : t("mqtt_away") + (mqtt.error ? " (" + mqtt.error + ")" : ""),
+        dropped: mqtt.dropped,
+      });
+    }
     var idle = board.idle_cells || [];
     document.getElementById("idle-cells").textContent = idle.length
       ? t("sensors_idle", { cells: idle.join(", ") })

@@ -1,0 +1,298 @@
+"""The hall view (issue 16, build 3): the hall's state from messages, its page and API, its
+event stream; and, in chromium, boards published through a real Mosquitto."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from playwright.sync_api import Browser, expect
+
+from controller.daemon.mqttconfig import MqttSettings
+from controller.hall.broker import Mosquitto
+from controller.hall.serve import HallServer
+from controller.hall.state import MAX_BOARDS, Hall
+from tests.browser import needs_chromium
+from tests.daemon.conftest import Board, make_config
+from tests.hall.conftest import wait_for
+from tests.web.sse import EventReader
+from web_ui.app import stop_streams
+from web_ui.hall import create_hall_app
+
+POSITION = {
+    "pits": [[3, 3, 0], [3, 3, 3]],
+    "stores": [1, 0],
+    "to_move": 1,
+    "over": False,
+    "winner": None,
+}
+FLAG = {
+    "id": 4,
+    "t": 1.0,
+    "kind": "wrong_pit",
+    "at": [1, 2],
+    "expected": [[1, 1]],
+    "active": True,
+    "detail": "",
+}
+
+
+def status(board: str, *, flags: list[dict[str, Any]] | None = None, seq: int = 0) -> bytes:
+    body = {
+        "board": board,
+        "seq": seq,
+        "t": time.time(),
+        "board_name": "kalah3",
+        "pits": 3,
+        "variant": "kalah",
+        "position": POSITION,
+        "hand": [0, 0],
+        "expected": [[1, 0]],
+        "expected_kind": "pickup",
+        "phase": "start",
+        "moves": 1,
+        "last_move": {"ply": 1, "player": 0, "pit": 2},
+        "flags": flags or [],
+        "mode": "play",
+        "sim": True,
+        "health": {"state": "playing", "faults": [], "lag_ms_p99": 1.5, "missed_ticks": 0},
+        "mqtt": {"dropped": 0},
+    }
+    return json.dumps(body).encode()
+
+
+def move(board: str, seq: int, ply: int) -> bytes:
+    return json.dumps(
+        {"board": board, "seq": seq, "t": time.time(), "ply": ply, "player": 0, "pit": 2}
+    ).encode()
+
+
+@pytest.fixture
+def hall() -> Hall:
+    hall = Hall()
+    hall.broker(True)
+    hall.receive("sowboard/b1/availability", b"online")
+    hall.receive("sowboard/b1/status", status("b1", flags=[FLAG]))
+    hall.receive("sowboard/b2/availability", b"offline")
+    hall.receive("sowboard/b2/status", status("b2"))
+    return hall
+
+
+@pytest.fixture
+def app(hall: Hall) -> Iterator[Flask]:
+    app = create_hall_app(
+        hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.05, "SSE_HEARTBEAT_S": 0.1}
+    )
+    yield app
+    stop_streams(app)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def test_the_hall_counts_what_arrives_and_what_was_lost(hall: Hall) -> None:
+    for seq in (1, 2, 4):  # 3 never came
+        assert hall.receive("sowboard/b1/event/move", move("b1", seq, seq))
+    view = hall.board("b1")
+    assert view is not None
+    assert (view["events_received"], view["events_lost"]) == (3, 1)
+    assert [e["event"] for e in view["events"]] == ["move"] * 3
+    # A status that says more events were sent than arrived: those are lost too.
+    hall.receive("sowboard/b1/status", status("b1", seq=6))
+    assert hall.board("b1")["events_lost"] == 3  # type: ignore[index]
+    # The daemon started again: its seqs start at 1, and so does the count.
+    hall.receive("sowboard/b1/event/move", move("b1", 1, 1))
+    hall.receive("sowboard/b1/status", status("b1", seq=1))
+    assert (hall.board("b1")["events_received"], hall.board("b1")["events_lost"]) == (1, 0)  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("topic", "payload"),
+    [
+        ("other/b1/status", b"{}"),
+        ("sowboard/b1/weather", b"{}"),
+        ("sowboard/../status", b"{}"),
+        ("sowboard/b1/status", b"not json"),
+        ("sowboard/b1/status", b"[1, 2]"),
+        ("sowboard/b1/availability", b"maybe"),
+        ("sowboard/b1/status", b"{" + b" " * (64 * 1024) + b"}"),
+    ],
+)
+def test_messages_that_are_not_a_boards_are_refused(hall: Hall, topic: str, payload: bytes) -> None:
+    before = hall.snapshot()
+    assert not hall.receive(topic, payload)
+    assert hall.rejected == 1
+    assert hall.snapshot() == before
+
+
+def test_at_most_max_boards(hall: Hall) -> None:
+    for k in range(MAX_BOARDS + 5):
+        hall.receive(f"sowboard/x{k}/availability", b"online")
+    assert len(hall.snapshot()["boards"]) == MAX_BOARDS
+    assert hall.rejected == 7  # (b1 and b2 were there first)
+
+
+def test_offline_when_the_board_says_so_or_the_hall_has_no_broker(hall: Hall) -> None:
+    assert [b["online"] for b in hall.snapshot()["boards"]] == [True, False]
+    hall.broker(False, "connection lost")
+    snapshot = hall.snapshot()
+    assert [b["online"] for b in snapshot["boards"]] == [False, False]
+    assert snapshot["broker"] == {"connected": False, "error": "connection lost"}
+
+
+def test_the_page_carries_the_hall_and_its_strings(client: FlaskClient) -> None:
+    page = client.get("/", headers={"Host": "localhost"})
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert 'id="hall"' in html and "hall.js" in html and "sowboard.css" in html
+    data = json.loads(html.split('id="sowboard-status">')[1].split("</script>")[0])
+    assert [b["board"] for b in data["boards"]] == ["b1", "b2"]
+    assert data["boards"][0]["status"]["flags"][0]["kind"] == "wrong_pit"
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+
+
+def test_japanese_and_the_board_detail(client: FlaskClient) -> None:
+    page = client.get("/", headers={"Host": "localhost", "Accept-Language": "ja"})
+    assert "ホールのすべての盤" in page.get_data(as_text=True)
+    detail = client.get("/board/b1", headers={"Host": "localhost"})
+    assert detail.status_code == 200 and 'data-board="b1"' in detail.get_data(as_text=True)
+    assert client.get("/board/nobody", headers={"Host": "localhost"}).status_code == 404
+    assert client.get("/board/..%2Fx", headers={"Host": "localhost"}).status_code == 404
+    assert client.get("/api/hall/board/b2", headers={"Host": "localhost"}).json["board"] == "b2"  # type: ignore[index]
+
+
+def test_a_foreign_host_name_is_refused(client: FlaskClient) -> None:
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/", headers={"Host": "127.0.0.1"}).status_code == 200
+
+
+def test_the_stream_sends_the_broker_state_and_each_changed_board(
+    client: FlaskClient, hall: Hall
+) -> None:
+    since = hall.version
+    response = client.get(
+        f"/api/hall/events?since={since}", headers={"Host": "localhost"}, buffered=False
+    )
+    assert response.mimetype == "text/event-stream"
+    with EventReader(response.response, response.close) as events:  # type: ignore[arg-type]
+        first = events.next(5)
+        assert first.event == "hall" and first.json()["connected"] is True
+        hall.receive("sowboard/b2/event/move", move("b2", 1, 2))
+        changed = events.next(5)
+        assert changed.event == "board"
+        assert changed.json()["board"] == "b2" and changed.json()["events_received"] == 1
+        assert "events" not in changed.json()  # (the cards do not show them)
+
+
+def test_a_boards_own_stream_has_its_events_and_no_other_board(
+    client: FlaskClient, hall: Hall
+) -> None:
+    url = f"/api/hall/events?since={hall.version}&board=b2"
+    response = client.get(url, headers={"Host": "localhost"}, buffered=False)
+    with EventReader(response.response, response.close) as events:  # type: ignore[arg-type]
+        assert events.next(5).event == "hall"
+        hall.receive("sowboard/b1/event/move", move("b1", 1, 1))
+        hall.receive("sowboard/b2/event/move", move("b2", 1, 2))
+        changed = events.next_event(5)
+        assert changed.json()["board"] == "b2"
+        assert [e["ply"] for e in changed.json()["events"]] == [2]
+
+
+# -- in chromium, through a real broker -------------------------------------------------------
+
+
+@needs_chromium
+def test_boards_through_mosquitto_in_the_hall_page(
+    browser: Browser, broker: Mosquitto, tmp_path: Path
+) -> None:
+    server = HallServer(MqttSettings(url=broker.url, board_id="hall"), port=0).start()
+    boards = {
+        name: Board(make_config(tmp_path / name, mqtt={"url": broker.url, "board_id": name}))
+        for name in ("pair-1", "pair-2")
+    }
+    try:
+        for board in boards.values():
+            board.ready()
+        first = boards["pair-1"]
+        first.play(3)
+        wait_for(lambda: len(server.hall.snapshot()["boards"]) == 2, 10, "both boards")
+        context = browser.new_context(locale="en-US")
+        context.set_default_timeout(8000)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(server.url + "/")
+        cards = page.locator(".hall-card")
+        expect(cards).to_have_count(2)
+        one = page.locator('.hall-card[data-board="pair-1"]')
+        expect(one).to_have_attribute("data-state", "online")
+        expect(one.locator(".hall-turn")).to_have_text("Player 2's turn")
+        # The board's position as its own page has it, seed for seed.
+        position = first.status()["game"]["position"]
+        pit = one.locator('[data-place="0,3"]')
+        expect(pit).to_have_attribute("data-seeds", str(position["pits"][0][3]))
+        # A board that stops goes grey (it says "offline" as it goes).
+        boards["pair-2"].stop()
+        expect(page.locator('.hall-card[data-board="pair-2"]')).to_have_attribute(
+            "data-state", "offline"
+        )
+        # A move on the other board reaches the open page live.
+        mover = first.status()["game"]["position"]
+        playable = next(i for i, n in enumerate(mover["pits"][1]) if n)
+        first.play(playable)
+        expect(one.locator(".hall-facts")).to_contain_text("2 moves")
+        one.locator("a").click()
+        expect(page.locator("#events li")).to_have_count(2)
+        expect(page.locator("#events li").last).to_have_text("Move 1: Player 1, pit 4")
+        page.screenshot(path=str(tmp_path / "hall.png"))
+        assert errors == []
+        context.close()
+    finally:
+        for board in boards.values():
+            board.stop()
+        server.stop()
+
+
+@needs_chromium
+def test_fifty_boards_and_one_changing_live(browser: Browser) -> None:
+    from web_ui.serve import WebServer
+
+    hall = Hall()
+    hall.broker(True)
+    for k in range(50):
+        hall.receive(f"sowboard/b{k:02d}/availability", b"online")
+        hall.receive(f"sowboard/b{k:02d}/status", status(f"b{k:02d}"))
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    try:
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale="ja-JP")
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(server.url + "/")
+            expect(page.locator(".hall-card")).to_have_count(50)
+            expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+            card = page.locator('.hall-card[data-board="b37"]')
+            expect(card).not_to_have_class("flagged")
+            hall.receive("sowboard/b37/status", status("b37", flags=[FLAG]))
+            expect(card).to_have_class("hall-card online flagged")
+            expect(card.locator(".hall-flags li")).to_have_count(1)
+            expect(card.locator('[data-place="1,2"]')).to_have_class("mini-place problem")
+            hall.receive("sowboard/b12/availability", b"offline")
+            expect(page.locator('.hall-card[data-board="b12"]')).to_have_attribute(
+                "data-state", "offline"
+            )
+            hall.broker(False, "connection lost")
+            expect(page.locator("#broker")).to_contain_text("connection lost")
+            expect(page.locator('.hall-card[data-state="online"]')).to_have_count(0)
+            assert errors == []
+            page.close()
+    finally:
+        stop_streams(app)
