@@ -53,6 +53,7 @@ True
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -70,8 +71,10 @@ MIN_SCORE = -20.0  # ... and all together fit as well as 16 cups of noise do 999
 MARGIN = 2.0
 MISTAKE_COST = 4.0
 # A flag at a cup is taken back only where a seed more or fewer there is this much less likely
-# (natural log) than the explanation: a flag the cups cannot disprove stands.
+# (natural log) than the explanation, and the cup's change since the anchor spreads by at most
+# SHARP_SEEDS (one seed more is 2.5 spreads away): a flag the cups cannot disprove stands.
 CLEAR = 3.0
+SHARP_SEEDS = 0.4
 MAX_NODES = 400  # nodes walked at most: 35 us each, 14 ms at most (`sowboard bench humans`)
 MORE_MOVES = 3  # moves the search may add to those the referee saw (a blocked referee sees none)
 SLACK_S = 0.15  # a cup's onset may be read this much before the hand's last step's (10 SPS)
@@ -111,11 +114,14 @@ class Explanation:
     worst_z: float  # the cup furthest from what the steps say, in standard deviations
     mistake_gain: float  # how much likelier with one seed more or fewer in one cup
     gains: dict[int, float]  # ... per cell (log: below 0, a seed more or fewer is less likely)
+    emptied: frozenset[int] = frozenset()  # cells the steps emptied
+    sharp: frozenset[int] = frozenset()  # cells that tell one seed more (see `explain`)
 
     def rules_out_a_mistake_at(self, cell: int) -> bool:
-        """Is a seed more or fewer in this cup clearly less likely than these steps? (Not
-        where many seeds came since the anchor, their masses' spread a seed or more.)"""
-        return self.gains.get(cell, 0.0) <= -CLEAR
+        """Is a seed more or fewer in this cup clearly less likely than these steps, a
+        mistake's rarity counted? Never where many seeds came since the anchor: their masses
+        spread by a good part of a seed, and one more is lost in them."""
+        return cell in self.sharp and self.gains.get(cell, 0.0) - MISTAKE_COST <= -CLEAR
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,9 @@ class _Search:
         worst = max(map(abs, node.z), default=0.0)
         gains = {cup.cell: gain for cup, gain in zip(self.cups, node.gain, strict=True)}
         self.found.append(
-            Explanation(node.steps, game, score, worst, max(node.gain, default=0), gains)
+            Explanation(
+                node.steps, game, score, worst, max(node.gain, default=0), gains, node.emptied
+            )
         )
         if len(game.completed) - len(self.anchor.game.completed) > self.max_moves:
             return
@@ -267,11 +275,22 @@ class _Search:
 
     def z(self, change_g: float, added: int) -> float:
         """How far (in standard deviations) a cup's change is from `added` seeds more."""
-        seed, spread = self.model.seed_g, self.model.cv * self.model.seed_g
-        sigma = math.sqrt(
-            (SIGMA0_SEEDS * seed) ** 2 + abs(added) * spread**2 + (CALIBRATION * added * seed) ** 2
+        return (change_g - added * self.model.seed_g) / (self.sigma(added) * self.model.seed_g)
+
+    def sigma(self, added: int) -> float:
+        """The spread (in seeds) of a cup's change by `added` seeds more."""
+        cv = self.model.cv
+        return math.sqrt(SIGMA0_SEEDS**2 + abs(added) * cv**2 + (CALIBRATION * added) ** 2)
+
+    def sharp(self, found: Explanation) -> frozenset[int]:
+        """The cells whose change since the anchor tells one seed more (SHARP_SEEDS)."""
+        board, before = found.game.board, self.anchor.game.board
+        return frozenset(
+            cup.cell
+            for cup in self.cups
+            if self.sigma(board[cup.idx] - (0 if cup.cell in found.emptied else before[cup.idx]))
+            <= SHARP_SEEDS
         )
-        return (change_g - added * seed) / sigma
 
 
 def explain(
@@ -299,7 +318,9 @@ def explain(
     rival = max((e.score + e.mistake_gain - MISTAKE_COST for e in ranked), default=-math.inf)
     if len(ranked) > 1:
         rival = max(rival, ranked[1].score)
-    return best if best.score - rival >= MARGIN else None
+    if best.score - rival < MARGIN:
+        return None
+    return dataclasses.replace(best, sharp=search.sharp(best))
 
 
 def fits(

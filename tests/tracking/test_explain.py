@@ -12,7 +12,15 @@ import pytest
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sim import build_simulation, parse_scenario
 from controller.simulate import report
-from controller.tracking.explain import CLEAR, MAX_NODES, Anchor, SeedModel, _Search, explain
+from controller.tracking.explain import (
+    CLEAR,
+    MAX_NODES,
+    SHARP_SEEDS,
+    Anchor,
+    SeedModel,
+    _Search,
+    explain,
+)
 from controller.tracking.referee import WITHDRAWN, Referee
 from controller.tracking.session import start_referee
 
@@ -185,5 +193,5 @@ def test_a_mistake_is_ruled_out_only_where_the_cups_can_tell_one_seed() -> None:
     )
     pit = replace(pit, reading_g=pit.reading_g + SEED_G)
     store = replace(store, reading_g=30 * SEED_G)
-    assert search.term(pit, 1, False)[1] <= -CLEAR
-    assert search.term(store, 30, False)[1] > -CLEAR
+    assert search.term(pit, 1, False)[1] <= -CLEAR and search.sigma(1) <= SHARP_SEEDS
+    assert search.sigma(30) > SHARP_SEEDS
