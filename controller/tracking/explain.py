@@ -42,11 +42,11 @@ search stops after MAX_NODES nodes, so it holds the loop a few milliseconds at m
 >>> now[2] = 0.0                      # pit 2 lifted ...
 >>> for i in (3, 4, 5):               # ... and sown on
 ...     now[i] += 5.0
->>> best = explain(anchor, now, cells, model)
+>>> best = explain(Cups(anchor, now, cells, model))
 >>> [str(step) for step in best.steps]  # doctest: +NORMALIZE_WHITESPACE
 ['pickup([0, 2]) by 0', 'sow([0, 3]) by 0', 'sow([0, 4]) by 0', 'sow([0, 5]) by 0']
 >>> now[9] += 5.0                     # a seed in the other player's pit: nothing explains it
->>> explain(anchor, now, cells, model) is None
+>>> explain(Cups(anchor, now, cells, model)) is None
 True
 """
 
@@ -293,23 +293,41 @@ class _Search:
         )
 
 
-def explain(
-    anchor: Anchor,
-    readings_g: Sequence[float | None],
-    cells: dict[Place, int],
-    model: SeedModel,
-    motions: dict[int, list[tuple[float, float]]] | None = None,
-    prefer: Sequence[Step] = (),
-    moves_seen: int = 0,
-) -> Explanation | None:
-    """The one sequence of due steps since `anchor` that explains every cell's reading now
-    (`readings_g[cell]`, None for a cell not to judge), or None when none does, or more than one
-    might. A step happens only while its cup moves (`motions[cell]`: when it began to move and
-    when it settled again, in order; every cell from the anchor on if None), not before the
-    hand's last step, for a hand that sows a seed and takes it again leaves its cup reading as
-    before, but not still. `prefer` are the referee's steps since the anchor (tried first),
-    `moves_seen` the moves it completed since."""
-    search = _search(anchor, readings_g, cells, model, motions, prefer, moves_seen)
+@dataclass(frozen=True)
+class Cups:
+    """What the cups say since `anchor`: each cell's reading now (grams at rest; None for a
+    cell not to judge), which cell each place is, what a seed weighs, and when each cup moved
+    (`motions[cell]`: when it began to move and when it settled again, in order; None: any
+    time since the anchor)."""
+
+    anchor: Anchor
+    readings_g: Sequence[float | None]
+    cells: dict[Place, int]
+    model: SeedModel
+    motions: dict[int, list[tuple[float, float]]] | None = None
+
+    def search(self, prefer: Sequence[Step] = (), moves_seen: int = 0) -> _Search:
+        motions = self.motions
+        if motions is None:
+            motions = {cell: [(self.anchor.t, math.inf)] for cell in self.cells.values()}
+        return _Search(
+            self.anchor,
+            self.readings_g,
+            self.cells,
+            self.model,
+            prefer,
+            moves_seen + MORE_MOVES,
+            motions,
+        )
+
+
+def explain(cups: Cups, prefer: Sequence[Step] = (), moves_seen: int = 0) -> Explanation | None:
+    """The one sequence of due steps since the anchor that explains every cup's reading now,
+    or None when none does, or more than one might. A step happens only while its cup moves,
+    not before the hand's last step, for a hand that sows a seed and takes it again leaves its
+    cup reading as before, but not still. `prefer` are the referee's steps since the anchor
+    (tried first), `moves_seen` the moves it completed since."""
+    search = cups.search(prefer, moves_seen)
     search.walk(search.root())
     ranked = sorted(search.found, key=lambda e: e.score, reverse=True)
     if not ranked or ranked[0].worst_z > Z_MAX or ranked[0].score < MIN_SCORE:
@@ -323,18 +341,11 @@ def explain(
     return dataclasses.replace(best, sharp=search.sharp(best))
 
 
-def fits(
-    anchor: Anchor,
-    readings_g: Sequence[float | None],
-    cells: dict[Place, int],
-    model: SeedModel,
-    motions: dict[int, list[tuple[float, float]]] | None,
-    steps: Sequence[Step],
-) -> bool:
-    """Do these steps since `anchor` (the referee's) leave every cup with the seeds it reads,
+def fits(cups: Cups, steps: Sequence[Step]) -> bool:
+    """Do these steps since the anchor (the referee's) leave every cup with the seeds it reads,
     even if another sequence might too (see `explain`)? Not asked: the order the cups moved in
     (a seed lost, then a spare put in its place after the next was sown, is a correction)."""
-    search = _search(anchor, readings_g, cells, model, motions, steps, 0)
+    search = cups.search(steps)
     node: _Node | None = search.root()
     for step in steps:
         node = search.step(node, step, timed=False) if node is not None else None
@@ -342,20 +353,6 @@ def fits(
         return False
     score = -sum(z * z for z in node.z) / 2
     return max(map(abs, node.z), default=0.0) <= Z_MAX and score >= MIN_SCORE
-
-
-def _search(
-    anchor: Anchor,
-    readings_g: Sequence[float | None],
-    cells: dict[Place, int],
-    model: SeedModel,
-    motions: dict[int, list[tuple[float, float]]] | None,
-    prefer: Sequence[Step],
-    moves_seen: int,
-) -> _Search:
-    if motions is None:
-        motions = {cell: [(anchor.t, math.inf)] for cell in cells.values()}
-    return _Search(anchor, readings_g, cells, model, prefer, moves_seen + MORE_MOVES, motions)
 
 
 def _starts_a_move(game: StepFollower, step: Step) -> bool:

@@ -36,7 +36,7 @@ from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, 
 from controller.sensing.detect import BoardDetector, Event, Onset, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
 
-from .explain import Anchor, Explanation, SeedModel, explain, fits
+from .explain import Anchor, Cups, Explanation, SeedModel, explain, fits
 from .orders import OrderSearch
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
@@ -2264,13 +2264,16 @@ class Referee:
         anchor = self.anchor
         if not self.explaining or anchor is None:
             return False
-        return fits(
+        return fits(self._cups(anchor), [r.step for r in self.steps[anchor.steps :]])
+
+    def _cups(self, anchor: Anchor, cells: dict[Place, int] | None = None) -> Cups:
+        """What the cups say since `anchor` (of `cells`, every cell if None)."""
+        return Cups(
             anchor,
             self._readings(),
-            self.cell_of,
+            self.cell_of if cells is None else cells,
             SeedModel(self.seed_g, self.seed_cv()),
             self.motions,
-            [r.step for r in self.steps[anchor.steps :]],
         )
 
     def _readings(self) -> list[float | None]:
@@ -2305,19 +2308,11 @@ class Referee:
         moving = {c for c, d in enumerate(self.detector.cells) if d.active}
         if moving and not self._may_leave_out(moving):
             return False
-        readings = self._readings()
         since = self.steps[anchor.steps :]
         moves = len(self.game.completed) - len(anchor.game.completed)
         started = time.process_time()
-        found = explain(
-            anchor,
-            readings,
-            {place: cell for place, cell in self.cell_of.items() if cell not in moving},
-            SeedModel(self.seed_g, self.seed_cv()),
-            self.motions,
-            [r.step for r in since],
-            moves,
-        )
+        still = {place: cell for place, cell in self.cell_of.items() if cell not in moving}
+        found = explain(self._cups(anchor, still), [r.step for r in since], moves)
         self.explain_s_max = max(self.explain_s_max, time.process_time() - started)
         if found is None or not self._disproves(found, flags_before):
             return False

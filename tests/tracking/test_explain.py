@@ -17,6 +17,7 @@ from controller.tracking.explain import (
     MAX_NODES,
     SHARP_SEEDS,
     Anchor,
+    Cups,
     SeedModel,
     _Search,
     explain,
@@ -51,7 +52,7 @@ def test_a_pickup_and_its_seeds_are_explained_and_a_rest_mid_sowing_too() -> Non
     anchor, cells = _kalah()
     # Pit 2's three seeds: lifted, two sown so far (the hand holds the third).
     readings = _after(anchor, cells, {Place(0, 2): -99, Place(0, 3): 1, Place(0, 4): 1})
-    found = explain(anchor, readings, cells, SeedModel(SEED_G, 0.03))
+    found = explain(Cups(anchor, readings, cells, SeedModel(SEED_G, 0.03)))
     assert found is not None
     assert [(s.kind, s.at) for s in found.steps] == [
         (StepKind.PICKUP, Place(0, 2)),
@@ -68,7 +69,7 @@ def test_a_seed_cannot_hide_in_a_hand_by_a_pickup_at_a_cup_that_never_moved() ->
     # Pit 2 lifted at 1 s; seeds land in pit 3 at 1.5 s and (wrongly) pit 5 at 2 s.
     readings = _after(anchor, cells, {Place(0, 2): -99, Place(0, 3): 1, Place(0, 5): 1})
     motions = _moving(cells, {Place(0, 2): [1.0], Place(0, 3): [1.5], Place(0, 5): [2.0]})
-    assert explain(anchor, readings, cells, SeedModel(SEED_G, 0.03), motions) is None
+    assert explain(Cups(anchor, readings, cells, SeedModel(SEED_G, 0.03), motions)) is None
 
 
 def test_steps_follow_the_order_their_cups_moved_in() -> None:
@@ -76,10 +77,10 @@ def test_steps_follow_the_order_their_cups_moved_in() -> None:
     readings = _after(anchor, cells, {Place(0, 2): -99, Place(0, 3): 1, Place(0, 4): 1})
     model = SeedModel(SEED_G, 0.03)
     in_order = {Place(0, 2): [1.0], Place(0, 3): [1.5], Place(0, 4): [2.0]}
-    assert explain(anchor, readings, cells, model, _moving(cells, in_order)) is not None
+    assert explain(Cups(anchor, readings, cells, model, _moving(cells, in_order))) is not None
     # The seed in pit 4 before the pit was lifted: not these steps.
     backwards = {**in_order, Place(0, 4): [0.5]}
-    assert explain(anchor, readings, cells, model, _moving(cells, backwards)) is None
+    assert explain(Cups(anchor, readings, cells, model, _moving(cells, backwards))) is None
 
 
 def test_a_seed_that_hops_on_is_not_the_next_player_lifting_it_at_once() -> None:
@@ -97,10 +98,10 @@ def test_a_seed_that_hops_on_is_not_the_next_player_lifting_it_at_once() -> None
         Place(1, 1): [2.02],
     }
     model = SeedModel(SEED_G, 0.03)
-    assert explain(anchor, readings, cells, model, _moving(cells, onsets)) is None
+    assert explain(Cups(anchor, readings, cells, model, _moving(cells, onsets))) is None
     onsets[Place(1, 1)] = [3.0]  # lifted and sown a second later: a move it may be
     onsets[Place(1, 0)] = [2.0, 2.6]
-    found = explain(anchor, readings, cells, model, _moving(cells, onsets))
+    found = explain(Cups(anchor, readings, cells, model, _moving(cells, onsets)))
     assert found is not None and found.steps[-2:] == (
         Step.pickup(1, Place(1, 0)),
         Step.sow(1, Place(1, 1)),
@@ -113,9 +114,9 @@ def test_two_light_seeds_that_may_be_one_heavy_one_leave_the_judgement_to_the_re
     anchor, cells = _kalah()
     changes = {Place(0, 2): -99, Place(0, 3): 1, Place(0, 4): 1.6}
     readings = _after(anchor, cells, changes)
-    assert explain(anchor, readings, cells, SeedModel(SEED_G, 0.15)) is None
+    assert explain(Cups(anchor, readings, cells, SeedModel(SEED_G, 0.15))) is None
     changes[Place(0, 4)] = 1.1  # a heavy seed, no more
-    assert explain(anchor, _after(anchor, cells, changes), cells, SeedModel(SEED_G, 0.15))
+    assert explain(Cups(anchor, _after(anchor, cells, changes), cells, SeedModel(SEED_G, 0.15)))
 
 
 def test_a_store_never_gives_seeds_back_and_the_search_stays_within_its_budget() -> None:
