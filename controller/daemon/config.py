@@ -34,6 +34,8 @@ from controller.rules import VARIANTS, OptionError, Rules
 from controller.sensing.pi_gpio import PI_DOUT_GPIOS, PI_LED_GPIO, PI_SCK_GPIO
 from controller.sim.scenario import PlayerParams, SensorParams
 
+from .opponent import Opponent, alternating_options, parse_opponent
+
 DEFAULT_PATH = Path("/etc/sowboard/config.toml")
 SYSTEM_DATA_DIR = Path("/var/lib/sowboard")
 MODES = ("play", "teach", "demo")
@@ -166,6 +168,7 @@ class Config:
     buttons: ButtonSettings
     data_dir: Path
     recorder: RecorderSettings = field(default_factory=RecorderSettings)
+    opponent: Opponent | None = None  # the computer player of a new game (opponent.py)
 
     @property
     def where(self) -> str:
@@ -323,6 +326,16 @@ def _table() -> Check:
     return check
 
 
+def _opponent() -> Check:
+    def check(key: str, value: Any) -> Any:
+        try:
+            return parse_opponent(value, key)
+        except ValueError as err:
+            raise _Bad(str(err)) from None
+
+    return check
+
+
 _GPIO = _num(0, MAX_GPIO, integer=True, unit="BCM GPIO")
 _RATE = _choice(10, 80)
 _GAIN = _choice(128, 64, 32)
@@ -334,6 +347,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "variant": (_choice(*VARIANTS), "congkak"),
         "options": (_table(), {}),
         "mode": (_choice(*MODES), "play"),
+        "opponent": (_opponent(), None),  # none: two people play
     },
     "hardware": {"source": (_choice(*SOURCES), "sim")},
     "hardware.sim": {
@@ -466,6 +480,11 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         rules = Rules.for_variant(game["variant"], game["options"])
     except OptionError as err:
         raise ConfigError(f"{where}: game.options: {err}") from None
+    if game["opponent"] is not None:
+        try:
+            alternating_options(game["options"], rules)
+        except OptionError as err:
+            raise ConfigError(f"{where}: game.options: {err}") from None
     board_name = clean["board"]["file"]
     if path is not None and not Path(board_name).is_absolute() and board_name.endswith(".toml"):
         board_name = str(Path(path).parent / board_name)
@@ -524,6 +543,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         recorder=RecorderSettings(**clean["recorder"]),
+        opponent=game["opponent"],
     )
 
 
@@ -562,6 +582,9 @@ file = "congkak7"           # a shipped board (congkak5, congkak7, congkak9, owa
 variant = "congkak"         # congkak, kalah or oware
 options = {}                # rule options by name, e.g. { pits = 6 } (see `sowboard rules`)
 mode = "play"               # play, teach or demo
+# opponent = { player = 1, level = 3 }   # the computer plays player 1 (0 or 1), level 1 (a
+                            # young child can win) to 5 (strongest); think_s = 1.0 wall
+                            # seconds a move (0.05 to 30). Absent: two people play.
 
 [hardware]
 source = "sim"              # sim (no hardware), pi (HX711s on the Pi's GPIO), serial (Pico)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping
-from controller.rules import OptionError, Rules, Step, StepFollower
+from controller.rules import Rules, Step, StepFollower
 
 from .hands import JournalPoint
 from .journal import (
@@ -27,6 +27,7 @@ from .journal import (
     step_entry,
 )
 from .notices import Notices
+from .opponent import Opponent, alternating_options, parse_opponent
 
 
 @dataclass
@@ -42,6 +43,7 @@ class JournaledGame:
     seed_g: float | None = None
     seed_cv: float | None = None
     recorded: bool = False
+    opponent: Opponent | None = None  # the computer player (the header's "opponent")
 
     def entries(self) -> list[dict[str, Any]]:
         out = [dict(self.header)]
@@ -64,12 +66,24 @@ class JournaledGame:
         return tuple(step for _t, step in self.steps)
 
 
-def new_game(board: Board, board_name: str, variant: str, options: dict[str, Any]) -> JournaledGame:
-    """A game not yet played (raises OptionError, BoardFileError)."""
+def new_game(
+    board: Board,
+    board_name: str,
+    variant: str,
+    options: dict[str, Any],
+    opponent: Opponent | None = None,
+) -> JournaledGame:
+    """A game not yet played (raises OptionError, BoardFileError); with a computer player
+    its options are those of the alternating opening."""
     rules = Rules.for_variant(variant, options)
+    if opponent is not None:
+        options = alternating_options(options, rules)
+        rules = Rules.for_variant(variant, options)
     mapping = board.mapping(rules.n)
     header = game_header(rules.variant, options, board_name)
-    return JournaledGame(rules.variant, dict(options), rules, mapping, header)
+    if opponent is not None:
+        header["opponent"] = opponent.to_json()
+    return JournaledGame(rules.variant, dict(options), rules, mapping, header, opponent=opponent)
 
 
 class GameOpener:
@@ -86,13 +100,14 @@ class GameOpener:
         self.notices = notices
 
     def open(
-        self, variant: str, options: Mapping[str, Any]
+        self, variant: str, options: Mapping[str, Any], opponent: Opponent | None = None
     ) -> tuple[JournaledGame, StepFollower | None]:
-        """The game and, when it is resumed, its follower (None: a new game)."""
+        """The game and, when it is resumed, its follower (None: a new game). A resumed game
+        keeps its own computer player, as it keeps its options."""
         resumed = self._resume()
         if resumed is not None:
             return resumed
-        game = new_game(self.board, self.board_name, variant, dict(options))
+        game = new_game(self.board, self.board_name, variant, dict(options), opponent)
         self.writer.rewrite(game.entries())
         return game, None
 
@@ -120,7 +135,7 @@ class GameOpener:
             return None
         try:
             game = self._state(journal, replayed.rules, replayed.steps)
-        except (OptionError, BoardFileError) as err:
+        except (ValueError, BoardFileError) as err:  # (OptionError is a ValueError)
             self.notices.add(f"journal {path}: cannot resume ({err}): starting a new game")
             return None
         self._resumed(game, replayed)
@@ -155,4 +170,5 @@ class GameOpener:
             [(s.t, s.step) for s in steps],
             journal.seed_g,
             journal.seed_cv,
+            opponent=parse_opponent(journal.header.get("opponent"), "the game line's opponent"),
         )

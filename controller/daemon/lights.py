@@ -42,17 +42,17 @@ class BoardLights:
         state: GuidanceState,
         *,
         teach: bool,
-        hint: bool,
+        hint: list[Place],
     ) -> None:
+        """`hint`: the places the hint blinks on (opponent.py: the engine's best pit)."""
         places = session.game.mapping.places
         lights = health.lights(guidance(state), places)
         if not state.idle and session.referee is not None:
             if teach and state.expected_kind == "sow" and not state.flag_kind:
                 for place in lap_path(session.follower(), session.game.rules):
                     lights.setdefault(place, Light(PATH_COLOR, "steady", "path"))
-            if hint:
-                for place in state.expected:
-                    lights[place] = Light(WHITE, "fast_blink", "hint")
+            for place in hint:
+                lights[place] = Light(WHITE, "fast_blink", "hint")
         self.lights = lights
         self.pixels = render(
             lights,

@@ -78,6 +78,7 @@ from .status import Status
 COMMANDS = (
     "new_game",
     "undo",
+    "hint",
     "calibrate",
     "mode",
     "save_recording",

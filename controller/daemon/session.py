@@ -44,6 +44,7 @@ from .notices import Notices
 from .recorder import Recorder, SessionInfo
 from .status import (
     BoardStatus,
+    ComputerStatus,
     GameCore,
     PositionStatus,
     SensorStatus,
@@ -368,6 +369,8 @@ class GameSession:
         """The game's record (RULES.md 5)."""
         follower = self.follower()
         record: dict[str, Any] = {"variant": self.game.variant, "options": dict(self.game.options)}
+        if self.game.opponent is not None:  # (a field replay leaves alone, RULES.md 5)
+            record["opponent"] = self.game.opponent.to_json()
         if self.game.rules.options.simultaneous_opening:
             record["steps"] = [s.to_json() for _t, s in self.game.steps]
         record["moves"] = [m.pit for m in follower.completed]
@@ -384,7 +387,8 @@ class GameSession:
 
     # -- status -----------------------------------------------------------------------------------
 
-    def get_status(self) -> GameCore:
+    def get_status(self, computer: ComputerStatus) -> GameCore:
+        """The game's section; `computer` is the computer player's (opponent.py)."""
         referee = self.referee
         follower = self.follower()
         return {
@@ -400,6 +404,7 @@ class GameSession:
                 for k, m in enumerate(follower.completed, start=1)
             ],
             "record": self.record(),
+            "computer": computer,
         }
 
     def board_status(self) -> BoardStatus:

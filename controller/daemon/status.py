@@ -61,6 +61,20 @@ class TurnTimer(TypedDict):
     elapsed_s: float
 
 
+class ComputerStatus(TypedDict):
+    """The computer opponent (opponent.py): `player` and `level` None when there is none;
+    `move` the pit it chose for this turn (None while it thinks or on a person's turn);
+    `hint` the engine's best pit while the hint shows, `error` why the engine gave none."""
+
+    player: int | None
+    level: int | None
+    thinking: bool
+    move: int | None
+    hint: int | None
+    hint_thinking: bool
+    error: str | None
+
+
 class GameCore(TypedDict):
     """The game's section as it changes only when the game does (a publication's cause)."""
 
@@ -73,6 +87,7 @@ class GameCore(TypedDict):
     phase: str
     history: list[HistoryEntry]
     record: dict[str, Any]
+    computer: ComputerStatus
 
 
 class GameStatus(GameCore):
