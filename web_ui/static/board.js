@@ -330,6 +330,9 @@
     var where = S.placeList(places, pos.to_move);
     if (pos.over) return "";
     if (isOpening(status)) return openingExpectation(status);
+    if (computersTurn(status) && game.phase === "start" && game.expected_kind === "pickup") {
+      return computerExpectation(game.computer);
+    }
     switch (game.expected_kind) {
       case "pickup":
         if (game.phase === "relay") return t("expect_relay", { n: n, place: where });
@@ -344,6 +347,29 @@
       default:
         return t("expect_wait");
     }
+  }
+
+  // The computer opponent (game.computer): its pit is lit once it has chosen; a person's hand
+  // then makes its move as the lights show.
+  function computersTurn(status) {
+    var computer = status.game.computer;
+    var pos = status.game.position;
+    return !!computer && computer.player !== null && !pos.over && pos.to_move === computer.player;
+  }
+
+  function computerExpectation(computer) {
+    if (computer.move !== null) return t("computer_plays", { n: computer.move + 1 });
+    if (computer.error) return t("computer_error", { error: computer.error });
+    return t("computer_thinking");
+  }
+
+  function renderHint(status) {
+    var computer = status.game.computer;
+    var text = "";
+    if (computer && computer.hint !== null) text = t("hint_pit", { n: computer.hint + 1 });
+    else if (computer && computer.hint_thinking) text = t("hint_thinking");
+    document.getElementById("hint-text").textContent = text;
+    document.getElementById("hint").disabled = status.game.position.over;
   }
 
   function renderTurn(status) {
@@ -362,7 +388,8 @@
       turn.textContent = t("turn_both");
     } else {
       turn.textContent = t("turn", { n: pos.to_move + 1 }) + " " +
-        t(pos.to_move === 0 ? "turn_bottom" : "turn_top");
+        t(pos.to_move === 0 ? "turn_bottom" : "turn_top") +
+        (computersTurn(status) ? " " + t("computer_label") : "");
     }
     turn.dataset.player = pos.over ? "over" : isOpening(status) ? "both" : String(pos.to_move);
     document.getElementById("expect").textContent = expectation(status);
@@ -524,6 +551,7 @@
   function render(status) {
     keepOpeningPick(status);
     renderTurn(status);
+    renderHint(status);
     renderFlags(status);
     renderBoard(status);
     renderLights(status);
@@ -538,6 +566,10 @@
     button.addEventListener("click", function () {
       S.report(S.post("/api/sim/mistake", { kind: button.dataset.kind }));
     });
+  });
+
+  document.getElementById("hint").addEventListener("click", function () {
+    S.report(S.post("/api/hint", {}));
   });
 
   render(S.status);
