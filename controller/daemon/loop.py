@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -134,6 +135,7 @@ class BoardLoop:
         self.writer = JournalWriter(self.journal_path, self.writes)
         self.link = LoopLink()
         self.computer = ComputerPlayer(Thinker(), self.notes)
+        self.thinking_lags: deque[float] = deque(maxlen=100_000)  # tick lags while it thinks
         self.board: Board = find_board(config.board)
         self.mode = config.mode
         check_records(self.records_path, self.notes)
@@ -377,6 +379,8 @@ class BoardLoop:
             and not any(f.active for f in referee.flags)
         )
         self.computer.tick(now, self._started(), follower, ready)
+        if self.computer.thinker.thinking and self.reactor.stats.lags:
+            self.thinking_lags.append(self.reactor.stats.lags[-1])  # (bench web --level)
 
     def _started(self) -> str:
         return str(self.game.header.get("started", ""))

@@ -23,7 +23,6 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.engine import LEVELS
 from controller.leds.patterns import GuidanceState
 from controller.rules import OptionError, Place, Position, Rules, StepFollower
 
@@ -36,6 +35,9 @@ HINT_THINK_S = 1.0
 HINT_SHOW_S = 3.0  # the hint's pit blinks this long once the engine answered
 ENGINE_NICE = 10  # the engine's process yields the CPU to the loop (and the web threads)
 OPPONENT_KEYS = ("player", "level", "think_s")
+# controller.engine's LEVELS (a test holds them equal): importing the engine here would load
+# numpy into the daemon's process, which never runs the engine (a few MB on a Pi).
+LEVEL_NUMBERS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def parse_opponent(value: Any, key: str) -> Opponent | None:
     if not isinstance(value, Mapping):
         raise ValueError(
             f"{key} = {value!r} is not allowed, allowed: a table {{ player = 0 or 1, "
-            f"level = 1 to {len(LEVELS)} }}"
+            f"level = 1 to {LEVEL_NUMBERS[-1]} }}"
         )
     unknown = sorted(set(value) - set(OPPONENT_KEYS))
     if unknown:
@@ -69,7 +71,7 @@ def parse_opponent(value: Any, key: str) -> Opponent | None:
         if needed not in value:
             raise ValueError(f"{key}.{needed} is missing")
     player = _whole(value["player"], f"{key}.player", 0, 1)
-    level = _whole(value["level"], f"{key}.level", min(LEVELS), max(LEVELS))
+    level = _whole(value["level"], f"{key}.level", LEVEL_NUMBERS[0], LEVEL_NUMBERS[-1])
     think_s = value.get("think_s", DEFAULT_THINK_S)
     if isinstance(think_s, bool) or not isinstance(think_s, int | float):
         raise ValueError(f"{key}.think_s = {think_s!r} is not a number, allowed: 0.05 to 30")
@@ -162,6 +164,11 @@ class Thinker:
     def ask(self, request: Request) -> None:
         self._waiting[request.purpose] = request
         self._submit()
+
+    @property
+    def thinking(self) -> bool:
+        """The engine's process is working on a request now."""
+        return self._running is not None
 
     def busy(self, purpose: str) -> bool:
         running = self._running is not None and self._running[0].purpose == purpose

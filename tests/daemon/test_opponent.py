@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,9 @@ from flask.testing import FlaskClient
 from controller.daemon.config import ConfigError
 from controller.daemon.link import CommandError
 from controller.daemon.loop import BoardLoop
+from controller.daemon.opponent import LEVEL_NUMBERS
 from controller.daemon.run import make_app
+from controller.engine import LEVELS
 from controller.rules import Game
 from tests.daemon.conftest import Board, make_config
 from tests.daemon.test_web_link import wait_for
@@ -150,6 +154,20 @@ def test_a_wrong_opponent_in_the_configuration_is_named(
 ) -> None:
     with pytest.raises(ConfigError, match=re.escape(message)):
         make_config(tmp_path, game={"opponent": opponent})
+
+
+def test_the_daemon_knows_the_engines_levels() -> None:
+    assert tuple(sorted(LEVELS)) == LEVEL_NUMBERS
+
+
+def test_the_daemon_process_does_not_load_the_engine() -> None:
+    """The engine (and numpy) load in the engine's own process only: the daemon's memory."""
+    code = (
+        "import sys; import controller.daemon.loop, controller.daemon.run; "
+        "print('numpy' in sys.modules, 'controller.engine' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
 
 
 def test_a_computer_game_cannot_open_simultaneously(tmp_path: Path) -> None:
