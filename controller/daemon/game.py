@@ -44,12 +44,15 @@ class JournaledGame:
     seed_cv: float | None = None
     recorded: bool = False
     opponent: Opponent | None = None  # the computer player (the header's "opponent")
+    # Moves started after the time limit ({ply, player, limit_s}, clock.py's `warn`).
+    overruns: list[dict[str, Any]] = field(default_factory=list)
 
     def entries(self) -> list[dict[str, Any]]:
         out = [dict(self.header)]
         if self.seed_g is not None:
             out.append({"type": "seed", "seed_g": self.seed_g, "seed_cv": self.seed_cv})
         out.extend(step_entry(t, s) for t, s in self.steps)
+        out.extend({"type": "overrun", **o} for o in self.overruns)
         return out
 
     def point(self) -> JournalPoint:
@@ -171,4 +174,5 @@ class GameOpener:
             journal.seed_g,
             journal.seed_cv,
             opponent=parse_opponent(journal.header.get("opponent"), "the game line's opponent"),
+            overruns=[dict(o) for o in journal.overruns],
         )

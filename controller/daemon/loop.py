@@ -350,6 +350,7 @@ class BoardLoop:
             session.journal_steps()
             self._follow_game(now, session.referee)
         self._computer_tick(now, session.referee)
+        self._clock_tick(now, session.referee)
         if self.simboard is not None:
             self.simboard.tick(now, session.game)
             self._sim_computer(now)
@@ -381,6 +382,25 @@ class BoardLoop:
         self.computer.tick(now, self._started(), follower, ready)
         if self.computer.thinker.thinking and self.reactor.stats.lags:
             self.thinking_lags.append(self.reactor.stats.lags[-1])  # (bench web --level)
+
+    def _clock_tick(self, now: float, referee: Referee | None) -> None:
+        """The thinking-time clock's consequence (clock.py). The computer's turn has no
+        clock: the limit is for people thinking; the engine has its own think_s."""
+        clock = self.session.clock
+        if referee is None or clock.player is None:
+            return
+        if self.computer.computer_to_move(referee.game):
+            clock.stop()
+        elif clock.consequence == "warn":
+            self.session.note_overrun(now)
+        elif clock.time_up(now) and referee.phase() == "start":
+            player, limit = clock.player, clock.limit_s
+            follower = self.session.time_out(now)
+            if follower is not None:
+                self.notes.add(
+                    f"player {player + 1} did not start a move within {limit:g} s: the turn passes"
+                )
+                self.session.enter_setup(follower)  # (the referee starts on the new turn)
 
     def _started(self) -> str:
         return str(self.game.header.get("started", ""))
@@ -460,6 +480,7 @@ class BoardLoop:
             state,
             teach=self.mode == "teach",
             hint=self.computer.hint_places(now, state),
+            countdown=self.session.clock.countdown(now),
         )
 
     # -- the status snapshot ----------------------------------------------------------------------

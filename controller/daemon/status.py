@@ -57,8 +57,15 @@ class HistoryEntry(TypedDict):
 
 
 class TurnTimer(TypedDict):
+    """The thinking-time clock (clock.py): `elapsed_s` None while no clock runs (setup, a
+    simultaneous opening, game over); frozen once the move started (`running` false)."""
+
     limit_s: float | None
-    elapsed_s: float
+    consequence: str  # warn | pass
+    player: int | None
+    elapsed_s: float | None
+    running: bool
+    overrun: bool
 
 
 class ComputerStatus(TypedDict):

@@ -135,6 +135,7 @@ class FakeLink:
             ],
             "end_sweep": {"congkak": "none", "kalah": "emptier", "oware": "owner"}[variant],
             "move_time_limit_s": None,
+            "move_time_consequence": "warn",
         }
         self.rows = [[seeds] * pits, [seeds] * pits]
         self.stores = [0, 0]
@@ -401,7 +402,11 @@ class FakeLink:
             },
             "turn_timer": {
                 "limit_s": self.options["move_time_limit_s"],
-                "elapsed_s": round(time.monotonic() - self.turn_started, 1),
+                "consequence": "warn",
+                "player": self.to_move,
+                "elapsed_s": None if over else round(time.monotonic() - self.turn_started, 1),
+                "running": not over,
+                "overrun": False,
             },
         }
 

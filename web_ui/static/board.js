@@ -414,11 +414,20 @@
       box.textContent = "";
       return;
     }
-    var s = Math.floor(timer.elapsed_s + (Date.now() - timerBase) / 1000);
-    box.textContent = timer.limit_s
-      ? t("timer_limit", { s: s, limit: timer.limit_s })
-      : t("timer", { s: s });
-    box.classList.toggle("late", !!timer.limit_s && s > timer.limit_s);
+    // (a running clock goes on between snapshots; one the move stopped stays where it is)
+    var s = Math.floor(timer.elapsed_s + (timer.running ? (Date.now() - timerBase) / 1000 : 0));
+    var limit = timer.limit_s;
+    var left = limit ? Math.ceil(limit - s) : null;
+    var text;
+    if (limit && (timer.overrun || left <= 0)) {
+      text = t(timer.consequence === "pass" ? "timer_over_pass" : "timer_over", { s: s, limit: limit });
+    } else if (limit && timer.running && left <= 5) {
+      text = t("timer_left", { left: left, limit: limit });
+    } else {
+      text = limit ? t("timer_limit", { s: s, limit: limit }) : t("timer", { s: s });
+    }
+    box.textContent = text;
+    box.classList.toggle("late", !!limit && (timer.overrun || left <= 5));
   }
 
   function flagText(flag, mover) {
