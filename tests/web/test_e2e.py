@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -398,3 +399,27 @@ def test_the_admin_starts_a_game_against_the_computer(
         "new_game",
         {"variant": "congkak", "opponent": {"player": 1, "level": 5}},
     )
+
+
+def test_the_page_counts_the_last_seconds_and_says_the_time_is_up(
+    watched: Watched, served: WebServer, link: FakeLink
+) -> None:
+    page = watched.page
+    page.goto(served.url + "/")
+
+    def clock(**timer: Any) -> None:
+        link.update(lambda s: s["game"]["turn_timer"].update(limit_s=10.0, **timer))
+
+    clock(elapsed_s=2.0, running=True, overrun=False)
+    expect(page.locator("#timer")).to_contain_text("of 10 s")
+    clock(elapsed_s=7.2, running=True, overrun=False)
+    expect(page.locator("#timer")).to_have_text(re.compile(r"[123] s left to start a move"))
+    expect(page.locator("#timer")).to_have_class(re.compile("late"))
+    clock(elapsed_s=7.2, running=False, overrun=False)  # the move started: the clock stopped
+    expect(page.locator("#timer")).to_have_text("Time this turn: 7 s of 10 s")
+    expect(page.locator("#timer")).not_to_have_class(re.compile("late"))
+    clock(elapsed_s=11.0, running=True, overrun=True)
+    expect(page.locator("#timer")).to_contain_text("Time is up: 11 s of 10 s")
+    expect(page.locator("#timer")).to_have_class(re.compile("late"))
+    clock(elapsed_s=10.0, running=True, overrun=True, consequence="pass")
+    expect(page.locator("#timer")).to_have_text("Time is up (10 s): the turn passes")

@@ -427,7 +427,7 @@
       text = limit ? t("timer_limit", { s: s, limit: limit }) : t("timer", { s: s });
     }
     box.textContent = text;
-    box.classList.toggle("late", !!limit && (timer.overrun || left <= 5));
+    box.classList.toggle("late", !!limit && (timer.overrun || (timer.running && left <= 5)));
   }
 
   function flagText(flag, mover) {
