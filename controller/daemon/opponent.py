@@ -26,6 +26,7 @@ from typing import Any
 from controller.leds.patterns import GuidanceState
 from controller.rules import OptionError, Place, Position, Rules, StepFollower
 
+from .journal import at_move_boundary
 from .notices import Notices
 from .status import ComputerStatus
 
@@ -228,6 +229,14 @@ def turn_key(started: str, follower: StepFollower) -> tuple[Any, ...]:
     )
 
 
+def same_turn(chosen: tuple[Any, ...], now: tuple[Any, ...], follower: StepFollower) -> bool:
+    """A choice still stands: between moves, for this very position; while a move is made
+    (the board changes seed by seed), until that move is completed."""
+    if at_move_boundary(follower):
+        return chosen == now
+    return chosen[:2] == now[:2]
+
+
 @dataclass
 class Chosen:
     """The engine's answer for a turn: `pit`, chosen at loop time `at`."""
@@ -269,12 +278,27 @@ class ComputerPlayer:
         if follower is None:
             return
         key = turn_key(started, follower)
-        if self.move is not None and self.move.key != key:
+        if self.move is not None and not same_turn(self.move.key, key, follower):
+            self._check_played(self.move, follower)
             self.move = None
-        if self.hint is not None and self.hint.key != key:
+        if self.hint is not None and not same_turn(self.hint.key, key, follower):
             self.hint = None
         if ready and self.computer_to_move(follower) and self.move is None and self._asked != key:
             self._ask_move(key, follower)
+
+    def _check_played(self, move: Chosen, follower: StepFollower) -> None:
+        """The move made on the computer's turn is the referee's, whichever pit the hand took:
+        say so when it was not the pit the computer chose (the lights showed that one)."""
+        opponent = self.opponent
+        made_before = move.key[1]
+        if opponent is None or len(follower.completed) <= made_before:
+            return  # (an undo or a new game, not a move)
+        made = follower.completed[made_before]
+        if made.player == opponent.player and made.pit != move.pit:
+            self.notes.add(
+                f"the computer chose pit {move.pit + 1}, pit {made.pit + 1} was played: the "
+                "game goes on with it (undo takes it back)"
+            )
 
     def computer_to_move(self, follower: StepFollower) -> bool:
         opponent = self.opponent

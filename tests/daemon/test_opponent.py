@@ -100,9 +100,11 @@ def test_a_game_against_the_computer_is_played_to_the_end_through_the_api(
     while not status["game"]["position"]["over"]:
         pits = status["game"]["position"]["pits"][0]
         pit = rng.choice([i for i, n in enumerate(pits) if n])
+        plies = len(status["game"]["history"])
         answer = client.post("/api/sim/move", json={"pit": pit})
         assert answer.status_code == 200, answer.get_json()
-        wait_for(running, lambda s: s["daemon"]["sim_busy"] or s["game"]["history"], 10.0)
+        # (a snapshot from before the hand started would still look like the person's turn)
+        wait_for(running, lambda s, plies=plies: len(s["game"]["history"]) > plies, 60.0)
         status = wait_for(running, computers_choice, 60.0)
     record = client.get("/api/record").get_json()
     assert record["opponent"] == {"player": 1, "level": 3, "think_s": 0.2}
@@ -123,8 +125,9 @@ def test_the_computer_plays_first_in_congkak_and_every_move_is_legal(tmp_path: P
             position = board.status()["game"]["position"]
             if position["to_move"] == 1:
                 board.play(rng.choice([i for i, n in enumerate(position["pits"][1]) if n]))
-            else:
-                board.run_until(lambda: board.status()["game"]["position"]["to_move"] != 0)
+            else:  # (extra turns included: congkak's relays can make that a long while)
+                plies = len(board.status()["game"]["history"])
+                board.run_until(lambda n=plies: len(board.status()["game"]["history"]) > n, 600)
                 board.settle()
         record = board.status()["game"]["record"]
         assert check_legal(record, computer=0) >= 3
@@ -239,3 +242,21 @@ def test_the_page_asks_for_a_hint(client: FlaskClient, running: BoardLoop) -> No
     assert answer.get_json()["result"] == {"asked": True}
     status = wait_for(running, lambda s: s["game"]["computer"]["hint"] is not None, 30.0)
     assert status["game"]["position"]["pits"][0][status["game"]["computer"]["hint"]] > 0
+
+
+def test_a_hand_that_plays_another_pit_than_the_computers_is_told(tmp_path: Path) -> None:
+    board = Board(make_config(tmp_path, game={**SHORT, "opponent": {"player": 1, "level": 3}}))
+    try:
+        board.ready()
+        board.play(0)
+        board.run_until(lambda: board.status()["game"]["computer"]["move"] is not None, 600)
+        chosen = board.status()["game"]["computer"]["move"]
+        pits = board.status()["game"]["position"]["pits"][1]
+        other = next(i for i, n in enumerate(pits) if n and i != chosen)
+        board.play(other)  # before the virtual hand plays the computer's pit
+        history = board.status()["game"]["history"]
+        assert history[1] == {"ply": 2, "player": 1, "pit": other}  # the referee's move
+        told = f"the computer chose pit {chosen + 1}, pit {other + 1} was played"
+        assert any(told in notice for notice in board.loop.notices)
+    finally:
+        board.stop()
