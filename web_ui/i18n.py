@@ -114,6 +114,8 @@ EN: dict[str, str] = {
     "hint_button": "Hint",
     "hint_thinking": "Looking for a good move…",
     "hint_pit": "Hint: pit {n}",
+    "match_round": "Match, round {round}: rounds won Player 1 {a}, Player 2 {b}",
+    "match_over": "The match is over after round {round}: rounds won Player 1 {a}, Player 2 {b}",
     # flags
     "flags_heading": "Problems",
     "flags_none": "No problems. Well done!",
@@ -250,6 +252,7 @@ EN: dict[str, str] = {
     "opponent_player0": "Player 1 (moves first)",
     "opponent_player1": "Player 2",
     "new_game_level": "The computer's level (1: a young child can win, 5: strongest)",
+    "new_game_match": "A match of handicap rounds (each round starts from the seeds won)",
     "undo_heading": "Undo",
     "undo": "Take back the last move",
     "mode_set": "Set the mode",
@@ -359,6 +362,8 @@ JA: dict[str, str] = {
     "hint_button": "ヒント",
     "hint_thinking": "よい手を探しています…",
     "hint_pit": "ヒント:穴{n}",
+    "match_round": "ハンディ戦 第{round}ラウンド:勝ったラウンド プレイヤー1 {a}、プレイヤー2 {b}",
+    "match_over": "ハンディ戦は第{round}ラウンドで終わりました:勝ったラウンド プレイヤー1 {a}、プレイヤー2 {b}",
     # flags
     "flags_heading": "問題",
     "flags_none": "問題はありません。よくできました!",
@@ -491,6 +496,7 @@ JA: dict[str, str] = {
     "opponent_player0": "プレイヤー1(先手)",
     "opponent_player1": "プレイヤー2",
     "new_game_level": "コンピューターの強さ(1:小さな子どもでも勝てる、5:いちばん強い)",
+    "new_game_match": "ハンディ戦(各ラウンドは前のラウンドで取った種で始めます)",
     "undo_heading": "取り消し",
     "undo": "最後の手を取り消す",
     "mode_set": "モードを変える",

@@ -60,6 +60,9 @@ class Demo:
         if referee is None:
             self._setup(now, session)
         elif referee.game.over:
+            match = session.game.match
+            if match is not None and not match.over:
+                return  # the loop lays out the match's next round
             if session.over_since is not None and now - session.over_since >= DEMO_NEW_GAME_S:
                 self.new_game()
         elif any(f.active for f in referee.flags):

@@ -26,6 +26,7 @@ from .journal import (
     load_game,
     step_entry,
 )
+from .match import Match, first_round, parse_match, round_follower
 from .notices import Notices
 from .opponent import Opponent, alternating_options, parse_opponent
 
@@ -46,6 +47,7 @@ class JournaledGame:
     opponent: Opponent | None = None  # the computer player (the header's "opponent")
     # Moves started after the time limit ({ply, player, limit_s}, clock.py's `warn`).
     overruns: list[dict[str, Any]] = field(default_factory=list)
+    match: Match | None = None  # a round of a match (the header's "match")
 
     def entries(self) -> list[dict[str, Any]]:
         out = [dict(self.header)]
@@ -59,8 +61,12 @@ class JournaledGame:
         """Where the journal stands: this game, and how many steps it holds."""
         return JournalPoint(str(self.header.get("started", "")), len(self.steps))
 
+    def start_follower(self) -> StepFollower:
+        """The game at its start (a match round's own layout)."""
+        return round_follower(self.rules, None if self.match is None else self.match.start)
+
     def follower(self, upto: int | None = None) -> StepFollower:
-        follower = StepFollower.new(self.rules)
+        follower = self.start_follower()
         for _t, step in self.steps[:upto]:
             follower.feed(step)
         return follower
@@ -75,9 +81,11 @@ def new_game(
     variant: str,
     options: dict[str, Any],
     opponent: Opponent | None = None,
+    match: Match | None = None,
 ) -> JournaledGame:
     """A game not yet played (raises OptionError, BoardFileError); with a computer player
-    its options are those of the alternating opening."""
+    its options are those of the alternating opening; `match`: the match it is a round of
+    (`options` are then the round's)."""
     rules = Rules.for_variant(variant, options)
     if opponent is not None:
         options = alternating_options(options, rules)
@@ -86,7 +94,11 @@ def new_game(
     header = game_header(rules.variant, options, board_name)
     if opponent is not None:
         header["opponent"] = opponent.to_json()
-    return JournaledGame(rules.variant, dict(options), rules, mapping, header, opponent=opponent)
+    if match is not None:
+        header["match"] = match.to_json()
+    return JournaledGame(
+        rules.variant, dict(options), rules, mapping, header, opponent=opponent, match=match
+    )
 
 
 class GameOpener:
@@ -103,14 +115,23 @@ class GameOpener:
         self.notices = notices
 
     def open(
-        self, variant: str, options: Mapping[str, Any], opponent: Opponent | None = None
+        self,
+        variant: str,
+        options: Mapping[str, Any],
+        opponent: Opponent | None = None,
+        *,
+        match: bool = False,
     ) -> tuple[JournaledGame, StepFollower | None]:
         """The game and, when it is resumed, its follower (None: a new game). A resumed game
-        keeps its own computer player, as it keeps its options."""
+        keeps its own computer player and match, as it keeps its options; `match`: a new
+        game is the first round of a match."""
         resumed = self._resume()
         if resumed is not None:
             return resumed
-        game = new_game(self.board, self.board_name, variant, dict(options), opponent)
+        first = first_round(options) if match else None
+        if first is not None:
+            options = first.options
+        game = new_game(self.board, self.board_name, variant, dict(options), opponent, first)
         self.writer.rewrite(game.entries())
         return game, None
 
@@ -175,4 +196,5 @@ class GameOpener:
             journal.seed_cv,
             opponent=parse_opponent(journal.header.get("opponent"), "the game line's opponent"),
             overruns=[dict(o) for o in journal.overruns],
+            match=parse_match(journal.header.get("match"), rules.variant, "the game line's match"),
         )

@@ -41,6 +41,7 @@ from controller.rules import OptionError, Phase, Rules, Step, StepFollower
 
 from .files import append_fd, append_synced, fsync_dir, write_atomic
 from .health import WriteHealth
+from .match import parse_match, round_follower
 
 JOURNAL_VERSION = 1
 
@@ -262,6 +263,16 @@ class Replay:
     problems: list[str]
 
 
+def _start(journal: Journal, rules: Rules) -> StepFollower:
+    """The journal's game at its start: a match round's own layout (match.py) or the
+    variant's."""
+    try:
+        match = parse_match(journal.header.get("match"), rules.variant, "the game line's match")
+    except ValueError as err:
+        raise OptionError(str(err)) from None
+    return round_follower(rules, None if match is None else match.start)
+
+
 def replay(journal: Journal, rules: Rules | None = None) -> Replay:
     """Feed the journal's steps to a new StepFollower; stop at the first step the rules refuse.
 
@@ -269,7 +280,7 @@ def replay(journal: Journal, rules: Rules | None = None) -> Replay:
     longer valid).
     """
     rules = rules or Rules.for_variant(journal.variant, journal.options)
-    follower = StepFollower.new(rules)
+    follower = _start(journal, rules)
     problems = list(journal.problems)
     boundary = follower.copy()
     boundary_at = 0

@@ -55,6 +55,8 @@ class BoardLights:
         `countdown`: the thinking-time clock's last seconds (clock.py)."""
         places = session.game.mapping.places
         lights = health.lights(guidance(state), places)
+        if session.game.match is not None and not state.idle:
+            closed_pits(lights, session.game.rules)
         if not state.idle and session.referee is not None:
             if teach and state.expected_kind == "sow" and not state.flag_kind:
                 for place in lap_path(session.follower(), session.game.rules):
@@ -94,6 +96,13 @@ class BoardLights:
             "current_a": round(estimate_current_a(self.pixels), 3),
             "brightness": self.settings.brightness,
         }
+
+
+def closed_pits(lights: dict[Place, Light], rules: Rules) -> None:
+    """A match round's closed pits (no seeds, never sown) glow steady vermillion: the board
+    says which pits are out of this round, for laying it out and for playing it."""
+    for player, pit in rules.options.closed:
+        lights.setdefault(Place(player, pit), Light(VERMILLION, "steady", "closed"))
 
 
 def count_down(lights: dict[Place, Light], countdown: Countdown, places: list[Place]) -> None:

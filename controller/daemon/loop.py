@@ -53,6 +53,7 @@ from .health import LINK_FAULT, WRITE_FAILED, Health, LinkWatch, WriteHealth
 from .journal import JournalWriter, at_move_boundary
 from .lights import BoardLights, guidance_state
 from .link import COMMANDS, CommandError, LoopLink, unknown_command
+from .match import ROUND_PAUSE_S, first_round, next_round
 from .notices import Notices
 from .notify import Notifier
 from .opponent import ComputerPlayer, Thinker, parse_opponent, turn_key
@@ -140,7 +141,9 @@ class BoardLoop:
         self.mode = config.mode
         check_records(self.records_path, self.notes)
         opener = GameOpener(self.journal_path, self.board, config.board, self.writer, self.notes)
-        game, resumed = opener.open(config.variant, config.options, config.opponent)
+        game, resumed = opener.open(
+            config.variant, config.options, config.opponent, match=config.match
+        )
         self.computer.new_game(game.opponent)
         target = resumed if resumed is not None else StepFollower.new(game.rules)
         self.feed = self._open_feed(game, target, resumed is not None, speed, clock, source)
@@ -351,6 +354,7 @@ class BoardLoop:
             self._follow_game(now, session.referee)
         self._computer_tick(now, session.referee)
         self._clock_tick(now, session.referee)
+        self._match_tick(now)
         if self.simboard is not None:
             self.simboard.tick(now, session.game)
             self._sim_computer(now)
@@ -401,6 +405,26 @@ class BoardLoop:
                     f"player {player + 1} did not start a move within {limit:g} s: the turn passes"
                 )
                 self.session.enter_setup(follower)  # (the referee starts on the new turn)
+
+    def _match_tick(self, now: float) -> None:
+        """A finished round of a match: after ROUND_PAUSE_S the next round is laid out (the
+        setup lights what is missing or extra), or the match ends."""
+        session = self.session
+        match = self.game.match
+        if match is None or match.over or session.over_since is None:
+            return
+        if now - session.over_since < ROUND_PAUSE_S:
+            return
+        following, options = next_round(match, self.game.variant, self.follower().position())
+        if following.over:
+            self.game.match = following
+            won = following.won
+            self.notes.add(f"the match is over after {match.round} rounds, won {won[0]}-{won[1]}")
+            return
+        game = new_game(
+            self.board, self.config.board, self.game.variant, options, self.game.opponent, following
+        )
+        self._start(game)
 
     def _started(self) -> str:
         return str(self.game.header.get("started", ""))
@@ -552,6 +576,20 @@ class BoardLoop:
 
     def _cmd_new_game(self, args: dict[str, Any]) -> dict[str, Any]:
         game = self._new_game_args(args)
+        self._start(game)
+        opponent = None if game.opponent is None else game.opponent.to_json()
+        result: dict[str, Any] = {
+            "variant": game.variant,
+            "options": dict(game.options),
+            "opponent": opponent,
+        }
+        if game.match is not None:
+            result["match"] = True
+        return result
+
+    def _start(self, game: JournaledGame) -> None:
+        """`game` instead of this one: laid out (on the simulated board by its hands) and the
+        board weighed before play."""
         follower = self.session.replace_game(game)
         self._relay_sim(follower)
         self.session.enter_setup(follower)
@@ -559,8 +597,6 @@ class BoardLoop:
         self.computer.new_game(game.opponent)
         if self.demo is not None:
             self.demo.reset()
-        opponent = None if game.opponent is None else game.opponent.to_json()
-        return {"variant": game.variant, "options": dict(game.options), "opponent": opponent}
 
     def _new_game_args(self, args: dict[str, Any]) -> JournaledGame:
         """The game `new_game`'s arguments ask for (by default this game's again)."""
@@ -568,7 +604,9 @@ class BoardLoop:
         variant = args.get("variant", current.variant)
         options = args.get("options")
         if options is None:
-            options = current.options if variant == current.variant else {}
+            # (a match's own options: not the last round's closed pits)
+            kept = current.options if current.match is None else current.match.options
+            options = dict(kept) if variant == current.variant else {}
         if not isinstance(variant, str):
             raise CommandError("variant", f"{variant!r} is not a variant name")
         if not isinstance(options, dict):
@@ -577,8 +615,14 @@ class BoardLoop:
             opponent = parse_opponent(args.get("opponent", self._opponent_json()), "opponent")
         except ValueError as err:
             raise CommandError("opponent", str(err)) from None
+        match = args.get("match", self.game.match is not None)
+        if not isinstance(match, bool):
+            raise CommandError("match", f"{match!r} is not true or false")
         try:
-            return new_game(self.board, self.config.board, variant, dict(options), opponent)
+            first = first_round(options) if match else None
+            if first is not None:
+                options = dict(first.options)
+            return new_game(self.board, self.config.board, variant, dict(options), opponent, first)
         except OptionError as err:
             field_name = "variant" if str(err).startswith("unknown variant") else "options"
             raise CommandError(field_name, str(err)) from None

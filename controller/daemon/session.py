@@ -41,6 +41,7 @@ from .flags import GameFlags
 from .game import JournaledGame
 from .journal import JournalWriter, at_move_boundary, step_entry
 from .link import CommandError
+from .match import start_json
 from .notices import Notices
 from .recorder import Recorder, SessionInfo
 from .status import (
@@ -341,7 +342,7 @@ class GameSession:
         self.game = game
         self.parts.writer.rewrite(game.entries())
         self.over_since = None
-        return StepFollower.new(game.rules)
+        return game.start_follower()
 
     def undo(self) -> StepFollower:
         """The game back at the last move's start (or the move before, when the last one is
@@ -360,7 +361,7 @@ class GameSession:
         return follower
 
     def _undo_point(self) -> int:
-        follower = StepFollower.new(self.game.rules)
+        follower = self.game.start_follower()
         boundaries = [0]
         for k, (_t, step) in enumerate(self.game.steps):
             follower.feed(step)
@@ -420,6 +421,11 @@ class GameSession:
         record: dict[str, Any] = {"variant": self.game.variant, "options": dict(self.game.options)}
         if self.game.opponent is not None:  # (a field replay leaves alone, RULES.md 5)
             record["opponent"] = self.game.opponent.to_json()
+        match = self.game.match
+        if match is not None:  # a round of a match: which, and its own start layout
+            record["match"] = {"round": match.round, "won_before": list(match.won)}
+            if match.start is not None:
+                record["start"] = start_json(match.start)
         steps = self.game.step_list()
         if self.game.rules.options.simultaneous_opening or any(
             s.kind is StepKind.TIMEOUT for s in steps
@@ -460,6 +466,7 @@ class GameSession:
             ],
             "record": self.record(),
             "computer": computer,
+            "match": None if self.game.match is None else self.game.match.get_status(),
         }
 
     def board_status(self) -> BoardStatus:

@@ -82,6 +82,15 @@ class ComputerStatus(TypedDict):
     error: str | None
 
 
+class MatchStatus(TypedDict):
+    """A match of handicap rounds (match.py): this `round`, the rounds each player `won`
+    before it (with it, once `over`)."""
+
+    round: int
+    won: list[int]
+    over: bool
+
+
 class GameCore(TypedDict):
     """The game's section as it changes only when the game does (a publication's cause)."""
 
@@ -95,6 +104,7 @@ class GameCore(TypedDict):
     history: list[HistoryEntry]
     record: dict[str, Any]
     computer: ComputerStatus
+    match: MatchStatus | None
 
 
 class GameStatus(GameCore):

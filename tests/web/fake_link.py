@@ -400,6 +400,7 @@ class FakeLink:
                 "hint_thinking": False,
                 "error": None,
             },
+            "match": None,
             "turn_timer": {
                 "limit_s": self.options["move_time_limit_s"],
                 "consequence": "warn",

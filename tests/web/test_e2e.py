@@ -397,7 +397,7 @@ def test_the_admin_starts_a_game_against_the_computer(
     assert answer.value.ok
     assert link.commands[-1] == (
         "new_game",
-        {"variant": "congkak", "opponent": {"player": 1, "level": 5}},
+        {"variant": "congkak", "match": False, "opponent": {"player": 1, "level": 5}},
     )
 
 

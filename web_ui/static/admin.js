@@ -75,6 +75,7 @@
   document.getElementById("new-game-form").addEventListener("submit", function (event) {
     event.preventDefault();
     var body = { variant: document.getElementById("variant").value };
+    body.match = document.getElementById("match-check").checked;
     // The computer player: chosen here for every new game (an empty choice: two people).
     var player = document.getElementById("opponent-player").value;
     body.opponent = player === "" ? null : {

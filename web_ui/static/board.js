@@ -372,6 +372,16 @@
     document.getElementById("hint").disabled = status.game.position.over;
   }
 
+  // A match of handicap rounds (game.match): the round and the rounds each player won.
+  function renderMatch(status) {
+    var match = status.game.match;
+    var box = document.getElementById("match");
+    box.hidden = !match;
+    if (!match) return;
+    var params = { round: match.round, a: match.won[0], b: match.won[1] };
+    box.textContent = t(match.over ? "match_over" : "match_round", params);
+  }
+
   function renderTurn(status) {
     var pos = status.game.position;
     var turn = document.getElementById("turn");
@@ -561,6 +571,7 @@
     keepOpeningPick(status);
     renderTurn(status);
     renderHint(status);
+    renderMatch(status);
     renderFlags(status);
     renderBoard(status);
     renderLights(status);
