@@ -149,6 +149,7 @@ class GameSession:
                 dict(self.game.options),
                 parts.calibrator.current.cells,
                 self.game.step_list(),
+                self._layout(),
             )
         )
         parts.flags.referee_ended(self.referee)
@@ -158,6 +159,11 @@ class GameSession:
         self.setup = Setup(follower, counts, parts.feed.now())
         self.window.clear()
         self._completed_seen = len(follower.completed)
+
+    def _layout(self) -> dict[str, Any] | None:
+        """The game's own start layout (a match round's), for a recording's header."""
+        match = self.game.match
+        return None if match is None or match.start is None else start_json(match.start)
 
     def add_frames(self, frames: list[Frame]) -> bool:
         """The frames to the referee (or the setup); True when the lights are to change now

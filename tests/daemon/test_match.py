@@ -16,6 +16,8 @@ from controller.bench.daemonproc import DaemonProcess
 from controller.daemon.config import ConfigError
 from controller.daemon.link import CommandError
 from controller.rules.record import parse_record, replay
+from controller.sensing.recording import load_recording
+from controller.simulate import recording_report, run_recording
 from tests.daemon.conftest import Board, make_config
 
 BURN = {"handicap_partial": "burn"}
@@ -47,6 +49,16 @@ def test_a_match_of_three_rounds_with_a_burned_pit(tmp_path: Path) -> None:
         lights = board.status()["leds"]["places"]
         for player, pit in closed:
             assert lights[f"{player},{pit}"] == {"color": "#d55e00", "effect": "steady"}
+        # A recording of the round replays from the round's own layout as it ran live.
+        board.run(15.0)
+        name = board.loop.execute("save_recording", {})["file"]
+        saved = tmp_path / "recordings" / name
+        board.run_until(saved.exists, 600)
+        recording = load_recording(saved)
+        assert (
+            recording.header["start"]["layout"]["pits"] == status["game"]["record"]["start"]["pits"]
+        )
+        assert recording_report(recording, run_recording(recording))["live"]["same"] is True
         board.run_until(lambda: at_round(board.status(), 3), 3000)
     finally:
         board.stop()
