@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from controller.bench.daemonproc import DaemonProcess
 from controller.daemon.config import ConfigError
 from controller.daemon.link import CommandError
 from controller.daemon.loop import BoardLoop
@@ -260,3 +261,30 @@ def test_a_hand_that_plays_another_pit_than_the_computers_is_told(tmp_path: Path
         assert any(told in notice for notice in board.loop.notices)
     finally:
         board.stop()
+
+
+def test_the_engines_process_goes_with_a_killed_daemon(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[game]\nmode = "demo"\nopponent = { player = 0, level = 5, think_s = 5.0 }\n'
+        f'[web]\nport = 0\n[data]\ndir = "{tmp_path / "data"}"\n[recorder]\non_flag = false\n'
+    )
+    daemon = DaemonProcess(config)
+    try:
+        deadline = time.monotonic() + 60
+        while not daemon.state()["game"]["computer"]["thinking"]:
+            assert time.monotonic() < deadline, "the computer did not start thinking"
+            time.sleep(0.1)
+        engine = [
+            int(pid)
+            for pid in subprocess.run(
+                ["pgrep", "-P", str(daemon.proc.pid)], capture_output=True, text=True
+            ).stdout.split()
+        ]
+        assert engine, "no engine process"
+    finally:
+        daemon.kill()  # SIGKILL: no clean-up in the daemon
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in engine):
+        assert time.monotonic() < deadline, f"engine processes {engine} outlived the daemon"
+        time.sleep(0.2)
