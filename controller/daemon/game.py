@@ -26,7 +26,7 @@ from .journal import (
     load_game,
     step_entry,
 )
-from .match import Match, first_round, parse_match, round_follower
+from .match import Match, first_round, next_round, parse_match, round_follower
 from .notices import Notices
 from .opponent import Opponent, alternating_options, parse_opponent
 
@@ -155,8 +155,7 @@ class GameOpener:
             )
             return None
         if replayed.follower.over:
-            self.notices.add("the last game was over: starting a new game")
-            return None
+            return self._next_round(journal, replayed)
         try:
             game = self._state(journal, replayed.rules, replayed.steps)
         except (ValueError, BoardFileError) as err:  # (OptionError is a ValueError)
@@ -164,6 +163,30 @@ class GameOpener:
             return None
         self._resumed(game, replayed)
         return game, replayed.follower
+
+    def _next_round(
+        self, journal: Journal, replayed: Replay
+    ) -> tuple[JournaledGame, StepFollower] | None:
+        """The last game was over: a match whose round ended just before the daemon stopped
+        (before the next round was laid out) goes on with its next round; else None."""
+        try:
+            finished = self._state(journal, replayed.rules, replayed.steps)
+        except (ValueError, BoardFileError):
+            finished = None
+        match = None if finished is None else finished.match
+        if finished is None or match is None:
+            self.notices.add("the last game was over: starting a new game")
+            return None
+        following, options = next_round(match, finished.variant, replayed.follower.position())
+        if following.over:
+            self.notices.add("the last match was over: starting a new game")
+            return None
+        game = new_game(
+            self.board, self.board_name, finished.variant, options, finished.opponent, following
+        )
+        self.writer.rewrite(game.entries())
+        self.notices.add(f"the match goes on: round {following.round} is laid out")
+        return game, game.start_follower()
 
     def _resumed(self, game: JournaledGame, replayed: Replay) -> None:
         """Say what was resumed; a journal with damage or a cut-off move is written anew."""

@@ -114,6 +114,28 @@ def test_a_killed_daemon_resumes_the_match(tmp_path: Path) -> None:
         again.stop()
 
 
+def test_a_daemon_stopped_between_rounds_lays_out_the_next(tmp_path: Path) -> None:
+    config = make_config(tmp_path, game={"match": True, "mode": "demo", "options": BURN})
+    board = Board(config)
+    try:
+        board.run_until(lambda: board.loop.session.over_since is not None, 3000)
+        final = board.status()["game"]["position"]
+    finally:
+        board.stop()  # round 1 over, round 2 not yet laid out
+    again = Board(config)
+    try:
+        again.run_until(lambda: again.loop.referee is not None, 60)
+        again.run(0.1)
+        status = again.status()
+        assert status["game"]["match"]["round"] == 2
+        start = status["game"]["record"]["start"]
+        stocks = [sum(start["pits"][p]) + start["stores"][p] for p in (0, 1)]
+        assert stocks == [final["stores"][p] + sum(final["pits"][p]) for p in (0, 1)]
+        assert any("the match goes on: round 2" in n for n in again.loop.notices)
+    finally:
+        again.stop()
+
+
 @pytest.mark.parametrize(
     ("game", "message"),
     [
