@@ -150,9 +150,9 @@ def test_the_computers_turn_has_no_clock(tmp_path: Path) -> None:
     try:
         board.ready()
         board.loop.execute("sim_move", {"pit": 3})
-        board.run_until(lambda: board.status()["game"]["computer"]["thinking"], 60)
+        board.wait(lambda: board.status()["game"]["computer"]["thinking"])
         thinking_from = board.loop.now
-        board.run_until(lambda: len(board.status()["game"]["history"]) >= 2, 3000)
+        board.wait(lambda: len(board.status()["game"]["history"]) >= 2)
         assert board.loop.now - thinking_from > 3
         history = board.status()["game"]["history"]
         assert history[1]["player"] == 1  # the computer moved; its turn did not pass

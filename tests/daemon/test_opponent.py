@@ -128,7 +128,7 @@ def test_the_computer_plays_first_in_congkak_and_every_move_is_legal(tmp_path: P
                 board.play(rng.choice([i for i, n in enumerate(position["pits"][1]) if n]))
             else:  # (extra turns included: congkak's relays can make that a long while)
                 plies = len(board.status()["game"]["history"])
-                board.run_until(lambda n=plies: len(board.status()["game"]["history"]) > n, 600)
+                board.wait(lambda n=plies: len(board.status()["game"]["history"]) > n)
                 board.settle()
         record = board.status()["game"]["record"]
         assert check_legal(record, computer=0) >= 3
@@ -205,7 +205,7 @@ def test_a_resumed_game_keeps_its_computer_player(tmp_path: Path) -> None:
     first = Board(config)
     first.ready()
     first.play(3)
-    first.run_until(lambda: first.status()["game"]["position"]["to_move"] == 0, 120)
+    first.wait(lambda: first.status()["game"]["position"]["to_move"] == 0)
     first.settle()
     first.stop()
     # The configuration now names no opponent: the journal's game still has its own.
@@ -226,7 +226,7 @@ def test_a_resumed_game_keeps_its_computer_player(tmp_path: Path) -> None:
 def test_the_hint_lights_the_engines_best_pit_only(board: Board) -> None:
     board.ready()
     assert board.loop.execute("hint", {}) == {"asked": True}
-    board.run_until(lambda: board.status()["game"]["computer"]["hint"] is not None, 1000)
+    board.wait(lambda: board.status()["game"]["computer"]["hint"] is not None)
     status = board.status()
     pit = status["game"]["computer"]["hint"]
     assert status["game"]["position"]["pits"][0][pit] > 0
@@ -250,7 +250,7 @@ def test_a_hand_that_plays_another_pit_than_the_computers_is_told(tmp_path: Path
     try:
         board.ready()
         board.play(0)
-        board.run_until(lambda: board.status()["game"]["computer"]["move"] is not None, 600)
+        board.wait(lambda: board.status()["game"]["computer"]["move"] is not None)
         chosen = board.status()["game"]["computer"]["move"]
         pits = board.status()["game"]["position"]["pits"][1]
         other = next(i for i, n in enumerate(pits) if n and i != chosen)
