@@ -15,6 +15,7 @@ page's) asks the engine for the best move of whoever is to move.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import threading
@@ -118,6 +119,7 @@ class Request:
     rules: Rules
     level: int
     budget_s: float
+    retried: bool = False  # (asked again once after the engine's process died on it)
 
 
 @dataclass(frozen=True)
@@ -207,18 +209,27 @@ class Thinker:
         if self._running is not None and self._running[1].done():
             request, future = self._running
             self._running = None
-            out.append(self._answer(request, future))
+            answer = self._answer(request, future)
+            if answer is not None:
+                out.append(answer)
         self._submit()
         return out
 
-    def _answer(self, request: Request, future: Future[int]) -> Answer:
+    def _answer(self, request: Request, future: Future[int]) -> Answer | None:
+        """The answer to `request`; None when it was asked again (its process died under it:
+        once, in a new process, unless a newer request of its purpose waits already)."""
         try:
             return Answer(request, future.result())
         except BrokenProcessPool:
-            self._pool = None  # (a new process next time)
-            return Answer(request, None, "the engine's process stopped")
-        except ValueError as err:
+            self.close()  # (a new process next time)
+            if request.retried:
+                return Answer(request, None, "the engine's process stopped twice on this")
+            self._waiting.setdefault(request.purpose, dataclasses.replace(request, retried=True))
+            return None
+        except ValueError as err:  # (the engine's: no move here, and why)
             return Answer(request, None, str(err))
+        except Exception as err:  # a fault of the engine's must not stop the board's loop
+            return Answer(request, None, f"{type(err).__name__}: {err}")
 
     def _submit(self) -> None:
         if self._running is not None or not self._waiting:
@@ -230,8 +241,13 @@ class Thinker:
         try:
             self._running = (request, self._pool.submit(_think, request))
         except BrokenProcessPool:
-            self._pool = None
+            self.close()
             self._waiting[purpose] = request
+
+    def pids(self) -> list[int]:
+        """The engine's process ids (none before it started): for diagnostics and tests."""
+        processes = getattr(self._pool, "_processes", None) or {}
+        return sorted(processes)
 
     def close(self) -> None:
         """Stop the process without waiting for a think to finish."""

@@ -4,8 +4,10 @@ played by the simulated board's virtual hand, and the hint."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -288,3 +290,22 @@ def test_the_engines_process_goes_with_a_killed_daemon(tmp_path: Path) -> None:
     while any(Path(f"/proc/{pid}").exists() for pid in engine):
         assert time.monotonic() < deadline, f"engine processes {engine} outlived the daemon"
         time.sleep(0.2)
+
+
+def test_the_board_plays_on_when_the_engines_process_dies(board: Board) -> None:
+    """The engine's process killed (out of memory, say): the loop goes on and the next
+    request gets a new process."""
+    board.ready()
+    computer = board.loop.computer
+    assert computer.ask_hint(board.loop.now, board.loop._started(), board.loop.follower())
+    board.wait(lambda: computer.hint is not None)
+    engine = computer.thinker.pids()
+    assert engine
+    for pid in engine:
+        os.kill(pid, signal.SIGKILL)
+    board.play(3)  # a new position: a new hint is asked for
+    assert computer.ask_hint(board.loop.now, board.loop._started(), board.loop.follower())
+    board.wait(lambda: computer.hint is not None)
+    assert computer.thinker.pids() and not set(computer.thinker.pids()) & set(engine)
+    to_move = board.status()["game"]["position"]["to_move"]
+    assert board.status()["game"]["position"]["pits"][to_move][computer.hint.pit] > 0
