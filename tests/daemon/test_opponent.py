@@ -68,7 +68,9 @@ def client(running: BoardLoop) -> FlaskClient:
 
 
 def persons_turn(status: dict[str, Any]) -> bool:
-    position = status.get("game", {}).get("position", {})
+    if "daemon" not in status:
+        return False  # (the loop has not published yet: only the version is there)
+    position = status["game"]["position"]
     return position.get("over") is True or (
         status["daemon"]["state"] == "playing"
         and not status["daemon"]["sim_busy"]
