@@ -259,7 +259,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.daemon.benchweb import main as bench_web
 
         return bench_web(
-            seconds=given(args.seconds, 30.0), clients=args.clients, verbose=args.verbose
+            seconds=given(args.seconds, 30.0),
+            clients=args.clients,
+            verbose=args.verbose,
+            level=None if args.level is None else int(args.level),
         )
     if args.what == "openspiel":
         from controller.bench.openspiel import main as bench_openspiel
@@ -508,6 +511,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["all", "thread", "process-normal", "process"],
         default="all",
         help="pi-reader: which reader to measure (all)",
+    )
+    p.add_argument(
+        "--level",
+        type=number_in(1, 5, whole=True),
+        default=None,
+        help="web: the computer plays player 2 at this level (1 s a move) while the demo plays "
+        "player 1, and the loop's lag while the engine thinks is reported (default: no computer)",
     )
     p.add_argument(
         "--clients",

@@ -16,7 +16,8 @@ import tomllib
 from typing import Any
 
 from controller.board import BoardFileError, parse_board
-from controller.rules import OptionError, Rules, Step, StepFollower
+from controller.rules import Game, OptionError, Rules, Step, StepFollower
+from controller.rules.record import start_position
 from controller.sensing.recording import (
     Recording,
     RecordingError,
@@ -86,7 +87,12 @@ def run_recording(recording: Recording) -> Referee | None:
         board = parse_board(tomllib.loads(str(header["board"]["file"])), f"{name}: board")
         mapping = board.mapping(rules.n)
         calibration = [(float(o), float(s)) for o, s in header["calibration"]]
-        follower = StepFollower.new(rules)
+        layout = start.get("layout")  # (a match round's own start)
+        follower = (
+            StepFollower.new(rules)
+            if layout is None
+            else StepFollower.from_game(Game(rules, start=start_position(layout, rules)))
+        )
         for k, step in enumerate(start["steps"]):
             verdict = follower.feed(Step.from_json(step))
             if not verdict.accepted:

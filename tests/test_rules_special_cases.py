@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from controller.rules import (
@@ -17,6 +20,7 @@ from controller.rules import (
     find_variant,
     handicap_round,
 )
+from controller.rules.record import parse_record, replay
 
 from .rules_helpers import game_at, kinds, places
 
@@ -413,3 +417,49 @@ def test_handicap_rounds_need_the_match_options_and_its_seed_total() -> None:
 def test_no_store_to_sow_and_no_cycle_rule_is_refused() -> None:
     with pytest.raises(OptionError, match=r"cycle.*go round for ever"):
         Rules.for_variant("oware", {"cycle": "none"})
+
+
+# -- the clock's timeout (move_time_consequence = pass) ---------------------------------------
+
+
+def test_a_timeout_passes_the_turn_and_a_record_with_it_replays() -> None:
+    rules = Rules.for_variant("kalah", {"move_time_limit_s": 5, "move_time_consequence": "pass"})
+    follower = StepFollower.new(rules)
+    steps = follower.complete_move(2)  # player 0 sows 2, the turn goes to player 1
+    assert follower.to_move == 1
+    timeout = Step(StepKind.TIMEOUT, 1)
+    assert follower.feed(timeout).accepted
+    assert follower.to_move == 0 and len(follower.completed) == 1
+    steps += [timeout, *follower.complete_move(0)]
+    record = {
+        "variant": "kalah",
+        "options": {"move_time_limit_s": 5, "move_time_consequence": "pass"},
+        "steps": [s.to_json() for s in steps if s.kind.physical or s.kind is StepKind.TIMEOUT],
+        "moves": [2, 0],
+    }
+    lines = list(replay(parse_record(json.dumps(record))))
+    assert [(line["player"], line["pit"]) for line in lines] == [(0, 2), (0, 0)]
+    assert lines[-1]["pits"] == follower.position().to_json()["pits"]
+
+
+@pytest.mark.parametrize(
+    ("options", "moves", "reason"),
+    [
+        ({"move_time_limit_s": 5}, [], "this game's clock never passes"),
+        ({"move_time_consequence": "pass"}, [], "this game's clock never passes"),
+        ({"move_time_limit_s": 5, "move_time_consequence": "pass"}, [2], "only the player to"),
+    ],
+)
+def test_a_timeout_is_refused_where_the_clock_cannot_pass(
+    options: dict[str, Any], moves: list[int], reason: str
+) -> None:
+    follower = StepFollower.new(Rules.for_variant("kalah", options))
+    for pit in moves:
+        follower.complete_move(pit)
+    verdict = follower.feed(Step(StepKind.TIMEOUT, 0))
+    assert not verdict.accepted and reason in verdict.reason
+
+
+def test_the_clock_consequence_is_checked() -> None:
+    with pytest.raises(OptionError, match="option 'move_time_consequence': \"forfeit\""):
+        Rules.for_variant("oware", {"move_time_consequence": "forfeit"})

@@ -216,6 +216,13 @@ def admin_save_recording() -> Response:
     return run_command("save_recording", validate.save_recording_args(admin_body(), reason))
 
 
+@bp.post("/hint")
+def hint() -> Response:
+    """The page's hint button: for everybody, as the board's own hint button is. The engine's
+    best move shows in the status (game.computer.hint) once it answered."""
+    return run_command("hint", validate.hint_args(read_body()))
+
+
 @bp.post("/sim/move")
 def sim_move() -> Response:
     body = read_body()

@@ -166,7 +166,9 @@ def place(value: Any, field: str, pits: int) -> list[Any]:
 
 
 def new_game_args(body: dict[str, Any]) -> dict[str, Any]:
-    only_fields(body, ("variant", "options"))
+    """{variant?, options?, opponent?}: `opponent` null (two people) or {player, level,
+    think_s?} (the daemon checks the values and names what is wrong)."""
+    only_fields(body, ("variant", "options", "opponent", "match"))
     args: dict[str, Any] = {}
     if "variant" in body:
         variant = body["variant"]
@@ -178,7 +180,21 @@ def new_game_args(body: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(options, dict):
             raise bad("options", f"expected an object of option names, got {_show(options)}")
         args["options"] = options
+    if "opponent" in body:
+        opponent = body["opponent"]
+        if opponent is not None and not isinstance(opponent, dict):
+            raise bad("opponent", f"expected null or {{player, level}}, got {_show(opponent)}")
+        args["opponent"] = opponent
+    if "match" in body:
+        if not isinstance(body["match"], bool):
+            raise bad("match", f"expected true or false, got {_show(body['match'])}")
+        args["match"] = body["match"]
     return args
+
+
+def hint_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ())
+    return {}
 
 
 def undo_args(body: dict[str, Any]) -> dict[str, Any]:

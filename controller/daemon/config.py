@@ -34,6 +34,7 @@ from controller.rules import VARIANTS, OptionError, Rules
 from controller.sensing.pi_gpio import PI_DOUT_GPIOS, PI_LED_GPIO, PI_SCK_GPIO
 from controller.sim.scenario import PlayerParams, SensorParams
 
+from .match import match_options
 from .mqttconfig import (
     BOARD_ID,
     BOARD_ID_ALLOWED,
@@ -43,6 +44,7 @@ from .mqttconfig import (
     default_board_id,
     parse_broker_url,
 )
+from .opponent import Opponent, alternating_options, parse_opponent
 
 DEFAULT_PATH = Path("/etc/sowboard/config.toml")
 SYSTEM_DATA_DIR = Path("/var/lib/sowboard")
@@ -177,6 +179,8 @@ class Config:
     data_dir: Path
     recorder: RecorderSettings = field(default_factory=RecorderSettings)
     mqtt: MqttSettings = field(default_factory=MqttSettings)
+    opponent: Opponent | None = None  # the computer player of a new game (opponent.py)
+    match: bool = False  # a new game is the first round of a match (match.py)
 
     @property
     def where(self) -> str:
@@ -357,6 +361,16 @@ def _table() -> Check:
     return check
 
 
+def _opponent() -> Check:
+    def check(key: str, value: Any) -> Any:
+        try:
+            return parse_opponent(value, key)
+        except ValueError as err:
+            raise _Bad(str(err)) from None
+
+    return check
+
+
 _GPIO = _num(0, MAX_GPIO, integer=True, unit="BCM GPIO")
 _RATE = _choice(10, 80)
 _GAIN = _choice(128, 64, 32)
@@ -368,6 +382,8 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "variant": (_choice(*VARIANTS), "congkak"),
         "options": (_table(), {}),
         "mode": (_choice(*MODES), "play"),
+        "opponent": (_opponent(), None),  # none: two people play
+        "match": (_bool(), False),
     },
     "hardware": {"source": (_choice(*SOURCES), "sim")},
     "hardware.sim": {
@@ -514,10 +530,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
 
     # Meaning checks across keys: the rules engine checks the game, the board file its cells.
     game = clean["game"]
-    try:
-        rules = Rules.for_variant(game["variant"], game["options"])
-    except OptionError as err:
-        raise ConfigError(f"{where}: game.options: {err}") from None
+    rules = _game_rules(where, game)
     board_name = clean["board"]["file"]
     if path is not None and not Path(board_name).is_absolute() and board_name.endswith(".toml"):
         board_name = str(Path(path).parent / board_name)
@@ -583,7 +596,22 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         recorder=RecorderSettings(**clean["recorder"]),
         mqtt=MqttSettings(**{**mqtt, "board_id": mqtt["board_id"] or default_board_id()}),
+        opponent=game["opponent"],
+        match=game["match"],
     )
+
+
+def _game_rules(where: str, game: dict[str, Any]) -> Rules:
+    """The game's rules, checked with the computer player and the match it is for."""
+    try:
+        rules = Rules.for_variant(game["variant"], game["options"])
+        if game["opponent"] is not None:
+            alternating_options(game["options"], rules)
+        if game["match"]:
+            Rules.for_variant(game["variant"], match_options(game["options"]))
+    except OptionError as err:
+        raise ConfigError(f"{where}: game.options: {err}") from None
+    return rules
 
 
 def _check_pins(
@@ -621,6 +649,12 @@ file = "congkak7"           # a shipped board (congkak5, congkak7, congkak9, owa
 variant = "congkak"         # congkak, kalah or oware
 options = {}                # rule options by name, e.g. { pits = 6 } (see `sowboard rules`)
 mode = "play"               # play, teach or demo
+# opponent = { player = 1, level = 3 }   # the computer plays player 1 (0 or 1), level 1 (a
+                            # young child can win) to 5 (strongest); think_s = 1.0 wall
+                            # seconds a move (0.05 to 30). Absent: two people play.
+match = false               # true: games are rounds of a handicap match (ハンディ戦): each
+                            # round starts from the seeds each player won in the last one;
+                            # the match ends when a player cannot fill a pit
 
 [hardware]
 source = "sim"              # sim (no hardware), pi (HX711s on the Pi's GPIO), serial (Pico)

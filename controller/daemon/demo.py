@@ -27,7 +27,8 @@ DEMO_STILL_NEW_GAME_S = 20.0  # a game standing still this long makes way (see a
 
 class Demo:
     """`new_game()` starts a new game; `relay_setup()` lays the board out as the game the
-    setup waits for stands."""
+    setup waits for stands; `computer_moves(follower)`: the computer player is to move (its
+    move is the engine's, not the demo's)."""
 
     def __init__(
         self,
@@ -36,12 +37,14 @@ class Demo:
         notices: Notices,
         new_game: Callable[[], None],
         relay_setup: Callable[[], None],
+        computer_moves: Callable[[StepFollower], bool] = lambda follower: False,
     ) -> None:
         self.sim = sim
         self.rng = rng
         self.notices = notices
         self.new_game = new_game
         self.relay_setup = relay_setup
+        self.computer_moves = computer_moves  # the computer's turn: its own move is played
         self.still_since: float | None = None  # the game has stood still since
 
     def reset(self) -> None:
@@ -57,6 +60,9 @@ class Demo:
         if referee is None:
             self._setup(now, session)
         elif referee.game.over:
+            match = session.game.match
+            if match is not None and not match.over:
+                return  # the loop lays out the match's next round
             if session.over_since is not None and now - session.over_since >= DEMO_NEW_GAME_S:
                 self.new_game()
         elif any(f.active for f in referee.flags):
@@ -83,6 +89,9 @@ class Demo:
             follower = self.sim.playable(session, now)
             if follower.to_move is None:
                 self._opening(follower, session)
+                return
+            if self.computer_moves(follower):
+                self.still_since = None
                 return
             rules_game = self.sim.move_game(follower, session.game)
         except CommandError as err:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping
-from controller.rules import OptionError, Rules, Step, StepFollower
+from controller.rules import Rules, Step, StepFollower
 
 from .hands import JournalPoint
 from .journal import (
@@ -26,7 +26,9 @@ from .journal import (
     load_game,
     step_entry,
 )
+from .match import Match, first_round, next_round, parse_match, round_follower
 from .notices import Notices
+from .opponent import Opponent, alternating_options, parse_opponent
 
 
 @dataclass
@@ -42,20 +44,29 @@ class JournaledGame:
     seed_g: float | None = None
     seed_cv: float | None = None
     recorded: bool = False
+    opponent: Opponent | None = None  # the computer player (the header's "opponent")
+    # Moves started after the time limit ({ply, player, limit_s}, clock.py's `warn`).
+    overruns: list[dict[str, Any]] = field(default_factory=list)
+    match: Match | None = None  # a round of a match (the header's "match")
 
     def entries(self) -> list[dict[str, Any]]:
         out = [dict(self.header)]
         if self.seed_g is not None:
             out.append({"type": "seed", "seed_g": self.seed_g, "seed_cv": self.seed_cv})
         out.extend(step_entry(t, s) for t, s in self.steps)
+        out.extend({"type": "overrun", **o} for o in self.overruns)
         return out
 
     def point(self) -> JournalPoint:
         """Where the journal stands: this game, and how many steps it holds."""
         return JournalPoint(str(self.header.get("started", "")), len(self.steps))
 
+    def start_follower(self) -> StepFollower:
+        """The game at its start (a match round's own layout)."""
+        return round_follower(self.rules, None if self.match is None else self.match.start)
+
     def follower(self, upto: int | None = None) -> StepFollower:
-        follower = StepFollower.new(self.rules)
+        follower = self.start_follower()
         for _t, step in self.steps[:upto]:
             follower.feed(step)
         return follower
@@ -64,12 +75,30 @@ class JournaledGame:
         return tuple(step for _t, step in self.steps)
 
 
-def new_game(board: Board, board_name: str, variant: str, options: dict[str, Any]) -> JournaledGame:
-    """A game not yet played (raises OptionError, BoardFileError)."""
+def new_game(
+    board: Board,
+    board_name: str,
+    variant: str,
+    options: dict[str, Any],
+    opponent: Opponent | None = None,
+    match: Match | None = None,
+) -> JournaledGame:
+    """A game not yet played (raises OptionError, BoardFileError); with a computer player
+    its options are those of the alternating opening; `match`: the match it is a round of
+    (`options` are then the round's)."""
     rules = Rules.for_variant(variant, options)
+    if opponent is not None:
+        options = alternating_options(options, rules)
+        rules = Rules.for_variant(variant, options)
     mapping = board.mapping(rules.n)
     header = game_header(rules.variant, options, board_name)
-    return JournaledGame(rules.variant, dict(options), rules, mapping, header)
+    if opponent is not None:
+        header["opponent"] = opponent.to_json()
+    if match is not None:
+        header["match"] = match.to_json()
+    return JournaledGame(
+        rules.variant, dict(options), rules, mapping, header, opponent=opponent, match=match
+    )
 
 
 class GameOpener:
@@ -86,13 +115,23 @@ class GameOpener:
         self.notices = notices
 
     def open(
-        self, variant: str, options: Mapping[str, Any]
+        self,
+        variant: str,
+        options: Mapping[str, Any],
+        opponent: Opponent | None = None,
+        *,
+        match: bool = False,
     ) -> tuple[JournaledGame, StepFollower | None]:
-        """The game and, when it is resumed, its follower (None: a new game)."""
+        """The game and, when it is resumed, its follower (None: a new game). A resumed game
+        keeps its own computer player and match, as it keeps its options; `match`: a new
+        game is the first round of a match."""
         resumed = self._resume()
         if resumed is not None:
             return resumed
-        game = new_game(self.board, self.board_name, variant, dict(options))
+        first = first_round(options) if match else None
+        if first is not None:
+            options = first.options
+        game = new_game(self.board, self.board_name, variant, dict(options), opponent, first)
         self.writer.rewrite(game.entries())
         return game, None
 
@@ -116,15 +155,38 @@ class GameOpener:
             )
             return None
         if replayed.follower.over:
-            self.notices.add("the last game was over: starting a new game")
-            return None
+            return self._next_round(journal, replayed)
         try:
             game = self._state(journal, replayed.rules, replayed.steps)
-        except (OptionError, BoardFileError) as err:
+        except (ValueError, BoardFileError) as err:  # (OptionError is a ValueError)
             self.notices.add(f"journal {path}: cannot resume ({err}): starting a new game")
             return None
         self._resumed(game, replayed)
         return game, replayed.follower
+
+    def _next_round(
+        self, journal: Journal, replayed: Replay
+    ) -> tuple[JournaledGame, StepFollower] | None:
+        """The last game was over: a match whose round ended just before the daemon stopped
+        (before the next round was laid out) goes on with its next round; else None."""
+        try:
+            finished = self._state(journal, replayed.rules, replayed.steps)
+        except (ValueError, BoardFileError):
+            finished = None
+        match = None if finished is None else finished.match
+        if finished is None or match is None:
+            self.notices.add("the last game was over: starting a new game")
+            return None
+        following, options = next_round(match, finished.variant, replayed.follower.position())
+        if following.over:
+            self.notices.add("the last match was over: starting a new game")
+            return None
+        game = new_game(
+            self.board, self.board_name, finished.variant, options, finished.opponent, following
+        )
+        self.writer.rewrite(game.entries())
+        self.notices.add(f"the match goes on: round {following.round} is laid out")
+        return game, game.start_follower()
 
     def _resumed(self, game: JournaledGame, replayed: Replay) -> None:
         """Say what was resumed; a journal with damage or a cut-off move is written anew."""
@@ -155,4 +217,7 @@ class GameOpener:
             [(s.t, s.step) for s in steps],
             journal.seed_g,
             journal.seed_cv,
+            opponent=parse_opponent(journal.header.get("opponent"), "the game line's opponent"),
+            overruns=[dict(o) for o in journal.overruns],
+            match=parse_match(journal.header.get("match"), rules.variant, "the game line's match"),
         )

@@ -41,6 +41,7 @@ from controller.rules import OptionError, Phase, Rules, Step, StepFollower
 
 from .files import append_fd, append_synced, fsync_dir, write_atomic
 from .health import WriteHealth
+from .match import parse_match, round_follower
 
 JOURNAL_VERSION = 1
 
@@ -104,6 +105,7 @@ class Journal:
     seed_g: float | None = None
     seed_cv: float | None = None
     problems: list[str] = field(default_factory=list)
+    overruns: list[dict[str, Any]] = field(default_factory=list)  # clock.py's `warn`
     lines_kept: int = 0
     lines_total: int = 0
 
@@ -125,6 +127,7 @@ class Journal:
         if self.seed_g is not None:
             out.append({"type": "seed", "seed_g": self.seed_g, "seed_cv": self.seed_cv})
         out.extend(step_entry(s.t, s.step) for s in self.steps)
+        out.extend({"type": "overrun", **o} for o in self.overruns)
         return out
 
 
@@ -210,6 +213,8 @@ def _apply(journal: Journal | None, entry: dict[str, Any], number: int) -> str |
             return f"retract keep={keep!r} does not fit {len(journal.steps)} steps"
         del journal.steps[keep:]
         return None
+    if kind == "overrun":
+        return _overrun(journal, entry)
     if kind == "seed":
         seed_g = entry.get("seed_g")
         if not isinstance(seed_g, int | float) or seed_g <= 0:
@@ -219,6 +224,19 @@ def _apply(journal: Journal | None, entry: dict[str, Any], number: int) -> str |
         journal.seed_cv = float(cv) if isinstance(cv, int | float) and cv > 0 else None
         return None
     return f"unknown entry type {kind!r}"
+
+
+def _overrun(journal: Journal, entry: dict[str, Any]) -> str | None:
+    """A move not started within the time limit (clock.py): {ply, player, limit_s}."""
+    ply, player, limit = entry.get("ply"), entry.get("player"), entry.get("limit_s")
+    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 1:
+        return f"overrun ply={ply!r} is not a move number"
+    if player not in (0, 1) or isinstance(player, bool):
+        return f"overrun player={player!r} is not 0 or 1"
+    if isinstance(limit, bool) or not isinstance(limit, int | float) or limit <= 0:
+        return f"overrun limit_s={limit!r} is not a number of seconds"
+    journal.overruns.append({"ply": ply, "player": player, "limit_s": float(limit)})
+    return None
 
 
 # -- replay ---------------------------------------------------------------------------------------
@@ -245,6 +263,16 @@ class Replay:
     problems: list[str]
 
 
+def _start(journal: Journal, rules: Rules) -> StepFollower:
+    """The journal's game at its start: a match round's own layout (match.py) or the
+    variant's."""
+    try:
+        match = parse_match(journal.header.get("match"), rules.variant, "the game line's match")
+    except ValueError as err:
+        raise OptionError(str(err)) from None
+    return round_follower(rules, None if match is None else match.start)
+
+
 def replay(journal: Journal, rules: Rules | None = None) -> Replay:
     """Feed the journal's steps to a new StepFollower; stop at the first step the rules refuse.
 
@@ -252,7 +280,7 @@ def replay(journal: Journal, rules: Rules | None = None) -> Replay:
     longer valid).
     """
     rules = rules or Rules.for_variant(journal.variant, journal.options)
-    follower = StepFollower.new(rules)
+    follower = _start(journal, rules)
     problems = list(journal.problems)
     boundary = follower.copy()
     boundary_at = 0

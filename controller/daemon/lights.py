@@ -3,10 +3,15 @@ top (health.py), teach mode's path and a hint when the hint button asked for one
 
 from __future__ import annotations
 
+import math
+
 from controller.board import Board
 from controller.leds.backends import LedStrip
 from controller.leds.patterns import (
+    PLAYER_COLORS,
+    VERMILLION,
     WHITE,
+    YELLOW,
     GuidanceState,
     Light,
     estimate_current_a,
@@ -16,6 +21,7 @@ from controller.leds.patterns import (
 )
 from controller.rules import Phase, Place, Rules, StepFollower
 
+from .clock import COUNTDOWN_S, Countdown
 from .config import LedSettings
 from .health import Health
 from .session import GameSession
@@ -42,17 +48,23 @@ class BoardLights:
         state: GuidanceState,
         *,
         teach: bool,
-        hint: bool,
+        hint: list[Place],
+        countdown: Countdown | None = None,
     ) -> None:
+        """`hint`: the places the hint blinks on (opponent.py: the engine's best pit);
+        `countdown`: the thinking-time clock's last seconds (clock.py)."""
         places = session.game.mapping.places
         lights = health.lights(guidance(state), places)
+        if session.game.match is not None and not state.idle:
+            closed_pits(lights, session.game.rules)
         if not state.idle and session.referee is not None:
             if teach and state.expected_kind == "sow" and not state.flag_kind:
                 for place in lap_path(session.follower(), session.game.rules):
                     lights.setdefault(place, Light(PATH_COLOR, "steady", "path"))
-            if hint:
-                for place in state.expected:
-                    lights[place] = Light(WHITE, "fast_blink", "hint")
+            for place in hint:
+                lights[place] = Light(WHITE, "fast_blink", "hint")
+            if countdown is not None and not state.flag_kind:
+                count_down(lights, countdown, places)
         self.lights = lights
         self.pixels = render(
             lights,
@@ -84,6 +96,31 @@ class BoardLights:
             "current_a": round(estimate_current_a(self.pixels), 3),
             "brightness": self.settings.brightness,
         }
+
+
+def closed_pits(lights: dict[Place, Light], rules: Rules) -> None:
+    """A match round's closed pits (no seeds, never sown) glow steady vermillion: the board
+    says which pits are out of this round, for laying it out and for playing it."""
+    for player, pit in rules.options.closed:
+        lights.setdefault(Place(player, pit), Light(VERMILLION, "steady", "closed"))
+
+
+def count_down(lights: dict[Place, Light], countdown: Countdown, places: list[Place]) -> None:
+    """The player's pits count the last COUNTDOWN_S down: their row goes dark from its last
+    pit to its first (the pits still lit that may not be played glow yellow, so the row
+    reads as a bar); once the time is up the player's store blinks vermillion."""
+    player = countdown.player
+    if countdown.overrun:
+        lights[Place(player, "store")] = Light(VERMILLION, "blink", "time_up")
+        return
+    row = sorted((p for p in places if p.player == player and not p.is_store), key=str)
+    lit = math.ceil(countdown.left_s / COUNTDOWN_S * len(row))
+    for index, place in enumerate(row):
+        if index >= lit:
+            lights.pop(place, None)
+        else:
+            lights.setdefault(place, Light(YELLOW, "steady", "countdown"))
+    lights.setdefault(Place(player, "store"), Light(PLAYER_COLORS[player], "steady", "clock"))
 
 
 def guidance_state(session: GameSession, idle: bool) -> GuidanceState:

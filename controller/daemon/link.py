@@ -25,7 +25,12 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
                                          # | waiting (the board is weighed before play starts)
                "history": [{"ply": 1, "player": 0, "pit": 3}],
                "record": {"variant": ..., "options": ..., "moves": [...]},  # RULES.md 5
-               "turn_timer": {"limit_s": null, "elapsed_s": 3.2}},
+               "turn_timer": {"limit_s": 30.0, "consequence": "warn", "player": 0,
+                              "elapsed_s": 3.2, "running": true, "overrun": false},
+                                         # clock.py; elapsed_s null while no clock runs
+               "computer": {"player": 1, "level": 3, "thinking": false, "move": 4,
+                            "hint": null, "hint_thinking": false, "error": null}},
+                                         # opponent.py; player null: two people play
       "flags": [{"id": 4, "t": 12.3, "kind": "wrong_pit", "at": [1, 2],
                  "expected": [[1, 3]], "active": true, "detail": ""}],
       "leds": {"colors": ["#000000", ...],            # one per LED index, as shown
@@ -53,7 +58,9 @@ Snapshots are shared between readers and must not be modified. Sensor readings a
 once a second and animated LED colours at most ten times a second; everything else is
 published at the next tick (1/30 s) after it changes.
 
-Commands (`command(name, args)`): `new_game` {variant?, options?}, `undo` {}, `calibrate`
+Commands (`command(name, args)`): `new_game` {variant?, options?, opponent?: null |
+{player, level, think_s?}}, `undo` {}, `hint` {} (the engine's best move shows in
+game.computer.hint once it answered: {asked}), `calibrate`
 {stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, `save_recording`
 {seconds?, reason?: "admin" | "cli"} (the flight recorder writes the last `seconds`, at most
 `[recorder] seconds`, to `<data_dir>/recordings/` in the background: {file}), and on the simulated board
@@ -78,6 +85,7 @@ from .status import Status
 COMMANDS = (
     "new_game",
     "undo",
+    "hint",
     "calibrate",
     "mode",
     "save_recording",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -49,12 +50,14 @@ from .flags import GameFlags
 from .game import GameOpener, JournaledGame, new_game
 from .hardware import open_buttons, open_leds, open_source, source_rate
 from .health import LINK_FAULT, WRITE_FAILED, Health, LinkWatch, WriteHealth
-from .journal import JournalWriter
+from .journal import JournalWriter, at_move_boundary
 from .lights import BoardLights, guidance_state
 from .link import COMMANDS, CommandError, LoopLink, unknown_command
+from .match import ROUND_PAUSE_S, first_round, next_round
 from .mqtt import open_mqtt
 from .notices import Notices
 from .notify import Notifier
+from .opponent import ComputerPlayer, Thinker, parse_opponent, turn_key
 from .publisher import Publisher
 from .reactor import COMMAND_BUDGET_S, Handlers, LoopStats, Reactor
 from .recorder import Recorder, read_board_text
@@ -66,7 +69,9 @@ from .status import Core, DaemonCore
 # (the tests' names for the reactor's and the demo's figures)
 __all__ = ["COMMAND_BUDGET_S", "DEMO_STILL_NEW_GAME_S", "BoardLoop"]
 
-HINT_S = 3.0
+# The computer's pit is lit this long (loop time) before the simulated board's virtual hand
+# plays it, so that the page and the lights show the choice before the seeds move.
+COMPUTER_SHOWN_S = 1.0
 # A button counts once in this window: a finger presses a button a few times a second at the
 # most, and a bouncing contact or a script of presses must not cost the loop one command each
 # (500 scripted `new_game` presses in one tick held the loop for 14 s, past the watchdog).
@@ -131,11 +136,16 @@ class BoardLoop:
         self.writes = WriteHealth()
         self.writer = JournalWriter(self.journal_path, self.writes)
         self.link = LoopLink()
+        self.computer = ComputerPlayer(Thinker(), self.notes)
+        self.thinking_lags: deque[float] = deque(maxlen=100_000)  # tick lags while it thinks
         self.board: Board = find_board(config.board)
         self.mode = config.mode
         check_records(self.records_path, self.notes)
         opener = GameOpener(self.journal_path, self.board, config.board, self.writer, self.notes)
-        game, resumed = opener.open(config.variant, config.options)
+        game, resumed = opener.open(
+            config.variant, config.options, config.opponent, match=config.match
+        )
+        self.computer.new_game(game.opponent)
         target = resumed if resumed is not None else StepFollower.new(game.rules)
         self.feed = self._open_feed(game, target, resumed is not None, speed, clock, source)
         self.rate_sps = source_rate(config)
@@ -192,6 +202,7 @@ class BoardLoop:
             self.notes,
             new_game=lambda: self._command("new_game", {}),
             relay_setup=self._relay_setup,
+            computer_moves=self.computer.computer_to_move,
         )
         self.link.wake = feed.wake.set
         self.out("no hardware configured: running the simulated board")
@@ -227,7 +238,6 @@ class BoardLoop:
         self.link_watch = LinkWatch(now)
         self._retry_writes_at = now
         self.last_activity = now
-        self.hint_until = -1.0
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
         self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
         # (the hall's broker, issue 16)
@@ -317,6 +327,7 @@ class BoardLoop:
             return
         self._closed = True
         self.link.close()
+        self.computer.thinker.close()
         if self.simboard is not None:
             self.simboard.save_layout(self.game, force=False)
         self.writer.flush()
@@ -348,8 +359,12 @@ class BoardLoop:
         if session.referee is not None:
             session.journal_steps()
             self._follow_game(now, session.referee)
+        self._computer_tick(now, session.referee)
+        self._clock_tick(now, session.referee)
+        self._match_tick(now)
         if self.simboard is not None:
             self.simboard.tick(now, session.game)
+            self._sim_computer(now)
             if self.mode == "demo" and self.demo is not None:
                 self.demo.tick(now, session)
         self._check_health(now)
@@ -363,6 +378,81 @@ class BoardLoop:
             self.last_activity = referee.last_activity
         if self.session.follow(now) and self.simboard is not None:
             self.simboard.moved()
+
+    def _computer_tick(self, now: float, referee: Referee | None) -> None:
+        """The computer's answers in, and its move asked for when it is its turn: between
+        moves, with no flag up (a board being put right is not a position to think about)."""
+        follower = None if referee is None else referee.game
+        ready = (
+            referee is not None
+            and follower is not None
+            and referee.phase() == "start"
+            and at_move_boundary(follower)
+            and not any(f.active for f in referee.flags)
+        )
+        self.computer.tick(now, self._started(), follower, ready)
+        if self.computer.thinker.thinking and self.reactor.stats.lags:
+            self.thinking_lags.append(self.reactor.stats.lags[-1])  # (bench web --level)
+
+    def _clock_tick(self, now: float, referee: Referee | None) -> None:
+        """The thinking-time clock's consequence (clock.py). The computer's turn has no
+        clock: the limit is for people thinking; the engine has its own think_s."""
+        clock = self.session.clock
+        if referee is None or clock.player is None:
+            return
+        if self.computer.computer_to_move(referee.game):
+            clock.stop()
+        elif clock.consequence == "warn":
+            self.session.note_overrun(now)
+        elif clock.time_up(now) and referee.phase() == "start":
+            player, limit = clock.player, clock.limit_s
+            follower = self.session.time_out(now)
+            if follower is not None:
+                self.notes.add(
+                    f"player {player + 1} did not start a move within {limit:g} s: the turn passes"
+                )
+                self.session.enter_setup(follower)  # (the referee starts on the new turn)
+
+    def _match_tick(self, now: float) -> None:
+        """A finished round of a match: after ROUND_PAUSE_S the next round is laid out (the
+        setup lights what is missing or extra), or the match ends."""
+        session = self.session
+        match = self.game.match
+        if match is None or match.over or session.over_since is None:
+            return
+        if now - session.over_since < ROUND_PAUSE_S:
+            return
+        following, options = next_round(match, self.game.variant, self.follower().position())
+        if following.over:
+            self.game.match = following
+            won = following.won
+            self.notes.add(f"the match is over after {match.round} rounds, won {won[0]}-{won[1]}")
+            return
+        game = new_game(
+            self.board, self.config.board, self.game.variant, options, self.game.opponent, following
+        )
+        self._start(game)
+
+    def _started(self) -> str:
+        return str(self.game.header.get("started", ""))
+
+    def _sim_computer(self, now: float) -> None:
+        """On the simulated board the virtual hand plays the computer's move (a person does
+        on the wood), once it has been shown for COMPUTER_SHOWN_S."""
+        pit = self.computer.to_play(now, COMPUTER_SHOWN_S)
+        simboard = self.simboard
+        move = self.computer.move
+        if pit is None or simboard is None or move is None:
+            return
+        try:
+            follower = simboard.playable(self.session, now)
+            rules_game = simboard.move_game(follower, self.game)
+        except CommandError:
+            return  # the hands are busy or the board is being put right: the next tick
+        if turn_key(self._started(), follower) != move.key:
+            return
+        simboard.play(rules_game, pit, self.game)
+        move.played = True
 
     def _check_health(self, now: float) -> None:
         """The daemon's parts report what is wrong with them (health.py)."""
@@ -394,7 +484,7 @@ class BoardLoop:
         if name in ("new_game", "undo"):
             self.execute(name, {})
         elif name == "hint":
-            self.hint_until = now + HINT_S
+            self.computer.ask_hint(now, self._started(), self.follower())
         elif name == "mode":
             following = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
             self.execute("mode", {"mode": following})
@@ -411,13 +501,17 @@ class BoardLoop:
 
     def _render(self, now: float) -> None:
         state = guidance_state(self.session, self.idle(now))
+        referee = self.session.referee
+        if referee is not None and not state.idle:
+            self.computer.guide(state, referee.game)
         self.lights.show(
             now,
             self.session,
             self.health,
             state,
             teach=self.mode == "teach",
-            hint=now < self.hint_until,
+            hint=self.computer.hint_places(now, state),
+            countdown=self.session.clock.countdown(now),
         )
 
     # -- the status snapshot ----------------------------------------------------------------------
@@ -428,7 +522,7 @@ class BoardLoop:
         return {
             "sim": self.sim is not None,
             "board": session.board_status(),
-            "game": session.get_status(),
+            "game": session.get_status(self.computer.get_status(self.now)),
             "flags": self.flags.on_page(session.referee, self.health.flags()),
             "leds_places": self.lights.places_status(session.game.mapping.places),
             "mode": self.mode,
@@ -490,13 +584,27 @@ class BoardLoop:
 
     def _cmd_new_game(self, args: dict[str, Any]) -> dict[str, Any]:
         game = self._new_game_args(args)
+        self._start(game)
+        opponent = None if game.opponent is None else game.opponent.to_json()
+        result: dict[str, Any] = {
+            "variant": game.variant,
+            "options": dict(game.options),
+            "opponent": opponent,
+        }
+        if game.match is not None:
+            result["match"] = True
+        return result
+
+    def _start(self, game: JournaledGame) -> None:
+        """`game` instead of this one: laid out (on the simulated board by its hands) and the
+        board weighed before play."""
         follower = self.session.replace_game(game)
         self._relay_sim(follower)
         self.session.enter_setup(follower)
         self.flags.new_game()  # (after: entering setup keeps the old referee's flags)
+        self.computer.new_game(game.opponent)
         if self.demo is not None:
             self.demo.reset()
-        return {"variant": game.variant, "options": dict(game.options)}
 
     def _new_game_args(self, args: dict[str, Any]) -> JournaledGame:
         """The game `new_game`'s arguments ask for (by default this game's again)."""
@@ -504,18 +612,35 @@ class BoardLoop:
         variant = args.get("variant", current.variant)
         options = args.get("options")
         if options is None:
-            options = current.options if variant == current.variant else {}
+            # (a match's own options: not the last round's closed pits)
+            kept = current.options if current.match is None else current.match.options
+            options = dict(kept) if variant == current.variant else {}
         if not isinstance(variant, str):
             raise CommandError("variant", f"{variant!r} is not a variant name")
         if not isinstance(options, dict):
             raise CommandError("options", "expected an object of option names and values")
         try:
-            return new_game(self.board, self.config.board, variant, dict(options))
+            opponent = parse_opponent(args.get("opponent", self._opponent_json()), "opponent")
+        except ValueError as err:
+            raise CommandError("opponent", str(err)) from None
+        match = args.get("match", self.game.match is not None)
+        if not isinstance(match, bool):
+            raise CommandError("match", f"{match!r} is not true or false")
+        try:
+            first = first_round(options) if match else None
+            if first is not None:
+                options = dict(first.options)
+            return new_game(self.board, self.config.board, variant, dict(options), opponent, first)
         except OptionError as err:
             field_name = "variant" if str(err).startswith("unknown variant") else "options"
             raise CommandError(field_name, str(err)) from None
         except BoardFileError as err:
             raise CommandError("options", str(err)) from None
+
+    def _opponent_json(self) -> dict[str, Any] | None:
+        """This game's computer player (a new game without `opponent` keeps it)."""
+        opponent = self.game.opponent
+        return None if opponent is None else opponent.to_json()
 
     def _relay_sim(self, follower: StepFollower) -> None:
         """The virtual hands lay the simulated board out as the game now stands."""
@@ -538,6 +663,12 @@ class BoardLoop:
         self._relay_sim(target)
         self.session.enter_setup(target)
         return {"moves": len(target.completed), "steps": len(self.game.steps)}
+
+    def _cmd_hint(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The page's hint button (the board's own is `_button`): the engine's best move lights
+        up once it answered (the status's game.computer.hint); this does not wait for it."""
+        asked = self.computer.ask_hint(self.now, self._started(), self.follower())
+        return {"asked": asked}
 
     def _cmd_mode(self, args: dict[str, Any]) -> dict[str, Any]:
         mode = args.get("mode")

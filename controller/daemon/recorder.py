@@ -151,6 +151,8 @@ class SessionInfo:
     options: dict[str, Any]
     calibration: tuple[tuple[float, float], ...]
     steps: tuple[Step, ...]  # the game's steps when the session began (the setup's follower)
+    # The game's start when it is not the variant's (a match round's): {pits, stores, to_move}.
+    layout: dict[str, Any] | None = None
 
 
 LiveResults = Callable[[float], dict[str, Any]]  # first frame's t -> {"steps", "flags"}
@@ -296,6 +298,7 @@ class Recorder:
             "start": {
                 "referee": None if anchor is None else anchor.kind,
                 "steps": [s.to_json() for s in steps],
+                **({} if session.layout is None else {"layout": session.layout}),
             },
         }
 

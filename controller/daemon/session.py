@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from controller.board import Board
-from controller.rules import Place, Rules, StepFollower
+from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sensing.frames import Frame, SourceStatus
 from controller.tracking.referee import RecognisedStep, Referee
 from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
@@ -35,15 +35,18 @@ from .boardcheck import (
     place_counts,
 )
 from .calibration import SEED_GUESS_G, Calibrator
+from .clock import TurnClock
 from .feed import Feed
 from .flags import GameFlags
 from .game import JournaledGame
 from .journal import JournalWriter, at_move_boundary, step_entry
 from .link import CommandError
+from .match import start_json
 from .notices import Notices
 from .recorder import Recorder, SessionInfo
 from .status import (
     BoardStatus,
+    ComputerStatus,
     GameCore,
     PositionStatus,
     SensorStatus,
@@ -114,7 +117,9 @@ class GameSession:
         self._publications = 0
         self._completed_seen = 0
         self._turn_key: tuple[Any, ...] = ()
-        self.turn_started = parts.feed.now()
+        # (not started here: before play starts nobody's time runs; issue 14 found the
+        # page showing "30 s" counted from the daemon's start before the first move)
+        self.clock = TurnClock()
         self.over_since: float | None = None  # when the game ended (its record archived)
 
     @property
@@ -144,14 +149,21 @@ class GameSession:
                 dict(self.game.options),
                 parts.calibrator.current.cells,
                 self.game.step_list(),
+                self._layout(),
             )
         )
         parts.flags.referee_ended(self.referee)
         self.referee = None
+        self.clock.stop()
         counts = place_counts(self.game.rules, follower.position())
         self.setup = Setup(follower, counts, parts.feed.now())
         self.window.clear()
         self._completed_seen = len(follower.completed)
+
+    def _layout(self) -> dict[str, Any] | None:
+        """The game's own start layout (a match round's), for a recording's header."""
+        match = self.game.match
+        return None if match is None or match.start is None else start_json(match.start)
 
     def add_frames(self, frames: list[Frame]) -> bool:
         """The frames to the referee (or the setup); True when the lights are to change now
@@ -225,8 +237,23 @@ class GameSession:
         self.base = len(self.game.steps)
         self._publications = referee.publications
         self._completed_seen = len(referee.game.completed)
+        self._start_clock(referee.game)
         self._note_seed(referee)
         return True
+
+    def _start_clock(self, follower: StepFollower) -> None:
+        """Play starts (or starts again after the board was weighed): the turn's clock with
+        this game's limit."""
+        options = self.game.rules.options
+        self.clock.limit_s = options.move_time_limit_s
+        self.clock.consequence = options.move_time_consequence
+        self._turn_key = self._turn(follower)
+        self.clock.start(self.parts.feed.now(), None if follower.over else follower.to_move)
+
+    @staticmethod
+    def _turn(follower: StepFollower) -> tuple[Any, ...]:
+        position = follower.position()
+        return (position.to_move, len(follower.completed), position.over)
 
     def _note_seed(self, referee: Referee) -> None:
         """The seeds' mass the referee measured, for a game that has none yet."""
@@ -267,11 +294,12 @@ class GameSession:
         follower = referee.game
         completed = len(follower.completed) != self._completed_seen
         self._completed_seen = len(follower.completed)
-        position = follower.position()
-        key = (position.to_move, len(follower.completed), position.over)
-        if key != self._turn_key:
+        key = self._turn(follower)
+        if key != self._turn_key:  # the other player's turn ended: this one's clock starts
             self._turn_key = key
-            self.turn_started = now
+            self.clock.start(now, None if follower.over else follower.to_move)
+        elif not at_move_boundary(follower):
+            self.clock.move_started(now)
         if follower.over and not self.game.recorded and not follower.pending_sweeps:
             self.game.recorded = True
             self.over_since = now
@@ -279,10 +307,36 @@ class GameSession:
         return completed
 
     def turn_timer(self, now: float) -> TurnTimer:
-        return {
-            "limit_s": self.game.rules.options.move_time_limit_s,
-            "elapsed_s": round(max(0.0, now - self.turn_started), 1),
-        }
+        return self.clock.get_status(now)
+
+    def note_overrun(self, now: float) -> dict[str, Any] | None:
+        """(`warn`) A move not started in time, once a turn: journaled for the record."""
+        referee = self.referee
+        if referee is None:
+            return None
+        overrun = self.clock.new_overrun(now, len(referee.game.completed) + 1)
+        if overrun is not None:
+            self.game.overruns.append(overrun)
+            self.parts.writer.append({"type": "overrun", **overrun})
+        return overrun
+
+    def time_out(self, now: float) -> StepFollower | None:
+        """(`pass`) The player to move did not start in time: a `timeout` step is journaled
+        and the game's follower after it returned, for the setup that starts the referee on
+        the other player's turn (the referee follows hands, not clocks). None when the rules
+        refuse it (the move started after all)."""
+        referee = self.referee
+        player = self.clock.player
+        if referee is None or player is None:
+            return None
+        self.journal_steps()
+        step = Step(StepKind.TIMEOUT, player)
+        follower = self.game.follower()
+        if not follower.feed(step).accepted:
+            return None
+        self.game.steps.append((now, step))
+        self.parts.writer.append(step_entry(now, step))
+        return follower
 
     # -- a command's part -------------------------------------------------------------------------
 
@@ -294,7 +348,7 @@ class GameSession:
         self.game = game
         self.parts.writer.rewrite(game.entries())
         self.over_since = None
-        return StepFollower.new(game.rules)
+        return game.start_follower()
 
     def undo(self) -> StepFollower:
         """The game back at the last move's start (or the move before, when the last one is
@@ -305,12 +359,15 @@ class GameSession:
         keep = self._undo_point()
         game.steps = game.steps[:keep]
         game.recorded = False
+        follower = game.follower()
+        moves = len(follower.completed)
+        game.overruns = [o for o in game.overruns if o["ply"] <= moves]  # (of moves kept)
         self.parts.writer.rewrite(game.entries())
         self.over_since = None
-        return game.follower()
+        return follower
 
     def _undo_point(self) -> int:
-        follower = StepFollower.new(self.game.rules)
+        follower = self.game.start_follower()
         boundaries = [0]
         for k, (_t, step) in enumerate(self.game.steps):
             follower.feed(step)
@@ -368,9 +425,22 @@ class GameSession:
         """The game's record (RULES.md 5)."""
         follower = self.follower()
         record: dict[str, Any] = {"variant": self.game.variant, "options": dict(self.game.options)}
-        if self.game.rules.options.simultaneous_opening:
-            record["steps"] = [s.to_json() for _t, s in self.game.steps]
+        if self.game.opponent is not None:  # (a field replay leaves alone, RULES.md 5)
+            record["opponent"] = self.game.opponent.to_json()
+        match = self.game.match
+        if match is not None:  # a round of a match: which, and its own start layout
+            record["match"] = {"round": match.round, "won_before": list(match.won)}
+            if match.start is not None:
+                record["start"] = start_json(match.start)
+        steps = self.game.step_list()
+        if self.game.rules.options.simultaneous_opening or any(
+            s.kind is StepKind.TIMEOUT for s in steps
+        ):
+            # (pit choices alone cannot tell an opening played at once, or a turn passed)
+            record["steps"] = [s.to_json() for s in steps]
         record["moves"] = [m.pit for m in follower.completed]
+        if self.game.overruns:  # moves started after move_time_limit_s (`warn`)
+            record["overruns"] = [dict(o) for o in self.game.overruns]
         return record
 
     def archive_record(self, finished: bool) -> None:
@@ -384,7 +454,8 @@ class GameSession:
 
     # -- status -----------------------------------------------------------------------------------
 
-    def get_status(self) -> GameCore:
+    def get_status(self, computer: ComputerStatus) -> GameCore:
+        """The game's section; `computer` is the computer player's (opponent.py)."""
         referee = self.referee
         follower = self.follower()
         return {
@@ -400,6 +471,8 @@ class GameSession:
                 for k, m in enumerate(follower.completed, start=1)
             ],
             "record": self.record(),
+            "computer": computer,
+            "match": None if self.game.match is None else self.game.match.get_status(),
         }
 
     def board_status(self) -> BoardStatus:

@@ -57,8 +57,38 @@ class HistoryEntry(TypedDict):
 
 
 class TurnTimer(TypedDict):
+    """The thinking-time clock (clock.py): `elapsed_s` None while no clock runs (setup, a
+    simultaneous opening, game over); frozen once the move started (`running` false)."""
+
     limit_s: float | None
-    elapsed_s: float
+    consequence: str  # warn | pass
+    player: int | None
+    elapsed_s: float | None
+    running: bool
+    overrun: bool
+
+
+class ComputerStatus(TypedDict):
+    """The computer opponent (opponent.py): `player` and `level` None when there is none;
+    `move` the pit it chose for this turn (None while it thinks or on a person's turn);
+    `hint` the engine's best pit while the hint shows, `error` why the engine gave none."""
+
+    player: int | None
+    level: int | None
+    thinking: bool
+    move: int | None
+    hint: int | None
+    hint_thinking: bool
+    error: str | None
+
+
+class MatchStatus(TypedDict):
+    """A match of handicap rounds (match.py): this `round`, the rounds each player `won`
+    before it (with it, once `over`)."""
+
+    round: int
+    won: list[int]
+    over: bool
 
 
 class GameCore(TypedDict):
@@ -73,6 +103,8 @@ class GameCore(TypedDict):
     phase: str
     history: list[HistoryEntry]
     record: dict[str, Any]
+    computer: ComputerStatus
+    match: MatchStatus | None
 
 
 class GameStatus(GameCore):

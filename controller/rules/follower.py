@@ -205,6 +205,8 @@ class StepFollower:
 
     def feed(self, step: Step) -> Verdict:
         """Accept `step` if the rules allow it now, else reject it and change nothing."""
+        if step.kind is StepKind.TIMEOUT:
+            return self._time_out(step)
         if not step.kind.physical:
             if self._bookkeeping and self._bookkeeping[0] == step:
                 self._bookkeeping.popleft()
@@ -222,6 +224,26 @@ class StepFollower:
         self._apply(step)
         then = tuple(self._bookkeeping)  # what this step led to (cleared above)
         return Verdict(step, True, tuple(self.expected()), then)
+
+    def _time_out(self, step: Step) -> Verdict:
+        """The player to move did not start a move in time (`move_time_consequence` = pass):
+        the turn passes as if they had no move, and the rules settle who moves next."""
+        options = self.rules.options
+        if options.move_time_limit_s is None or options.move_time_consequence != "pass":
+            return self._reject(
+                step, Mistake.UNEXPECTED_BOOKKEEPING, "timeout: this game's clock never passes"
+            )
+        hand = self.hands[step.player]
+        between_moves = hand.phase is Phase.START and not hand.seeds and not self.pending_sweeps
+        if self.opening or self.over or self.to_move != step.player or not between_moves:
+            return self._reject(
+                step,
+                Mistake.NOT_YOUR_TURN,
+                f"timeout by {step.player}: only the player to move, before their move starts",
+            )
+        self._bookkeeping.clear()
+        self._settle(1 - step.player)
+        return Verdict(step, True, tuple(self.expected()), tuple(self._bookkeeping))
 
     def _reject(
         self, step: Step, mistake: Mistake, reason: str, expected: list[Step] | None = None

@@ -30,6 +30,7 @@ EndSweep = Literal["owner", "emptier", "none"]
 Cycle = Literal["split_own", "none"]
 OpeningNext = Literal["slower", "faster"]
 HandicapPartial = Literal["keep", "burn"]
+MoveTimeConsequence = Literal["warn", "pass"]
 
 MAX_PITS = 16
 MAX_SEEDS = 100
@@ -63,6 +64,7 @@ class Options:
     handicap_rounds: bool = False
     handicap_partial: HandicapPartial = "keep"
     move_time_limit_s: float | None = None
+    move_time_consequence: MoveTimeConsequence = "warn"
     # Pits that hold nothing and are skipped by sowing, as (player, index) pairs: a 6-pit game
     # on a 7-pit board, or the pits a handicap round could not fill.
     closed: frozenset[tuple[int, int]] = field(default_factory=frozenset)
@@ -217,7 +219,12 @@ _SPECS: dict[str, tuple[tuple[Checker, str], str]] = {
     "opening_next": (_choice("slower", "faster"), "who moves first after a simultaneous opening"),
     "handicap_rounds": (_boolean(), "a match of rounds filled from each player's stock"),
     "handicap_partial": (_choice("keep", "burn"), "a pit that cannot be filled completely"),
-    "move_time_limit_s": (_time_limit(), "seconds to start a move (shown, never forfeits)"),
+    "move_time_limit_s": (_time_limit(), "seconds to start a move (see move_time_consequence)"),
+    "move_time_consequence": (
+        _choice("warn", "pass"),
+        "a move not started in time: warn (the lights count down, the record notes it) or "
+        "pass (the turn passes to the other player)",
+    ),
     "closed": (_closed(), "pits that are closed: skipped by sowing, never played"),
 }
 

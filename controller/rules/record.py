@@ -20,6 +20,7 @@ from .core import Rules
 from .follower import StepFollower
 from .game import Game
 from .options import OptionError, find_variant
+from .position import Position, position_problems
 from .steps import Step
 
 
@@ -33,9 +34,13 @@ class Record:
     options: Mapping[str, Any] = field(default_factory=dict)
     moves: tuple[int, ...] = ()
     steps: tuple[Step, ...] | None = None
+    # A start other than the variant's (a handicap round's layout): {pits, stores, to_move}.
+    start: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"variant": self.variant, "options": dict(self.options)}
+        if self.start is not None:
+            out["start"] = dict(self.start)
         if self.steps is not None:
             out["steps"] = [s.to_json() for s in self.steps]
         out["moves"] = list(self.moves)
@@ -85,7 +90,30 @@ def parse_record(text: str, *, variant: str | None = None) -> Record:
         steps = tuple(parsed)
     if "moves" not in data and steps is None:
         raise RecordError("field 'moves' is missing")
-    return Record(name, options, tuple(moves), steps)
+    start = data.get("start")
+    if start is not None and not isinstance(start, dict):
+        raise RecordError("field 'start': expected an object {pits, stores, to_move}")
+    return Record(name, options, tuple(moves), steps, start)
+
+
+def start_position(start: Mapping[str, Any], rules: Rules) -> Position:
+    """A record's `start` (a handicap round's layout) as a position of `rules`; RecordError
+    names what does not fit."""
+    try:
+        pits = tuple(tuple(int(n) for n in row) for row in start["pits"])
+        stores = tuple(int(n) for n in start["stores"])
+        to_move = start.get("to_move")
+    except (KeyError, TypeError, ValueError) as err:
+        raise RecordError(f"field 'start': expected {{pits, stores, to_move}} ({err})") from None
+    if len(pits) != 2 or any(len(row) != rules.n for row in pits) or len(stores) != 2:
+        raise RecordError(f"field 'start': expected two rows of {rules.n} pits and two stores")
+    if to_move not in (0, 1, None) or isinstance(to_move, bool):
+        raise RecordError(f"field 'start': to_move {to_move!r} is not 0, 1 or null")
+    position = Position((pits[0], pits[1]), (stores[0], stores[1]), to_move)
+    problems = position_problems(rules, position)
+    if problems:
+        raise RecordError(f"field 'start': {problems[0]}")
+    return position
 
 
 def record_rules(record: Record, overrides: Mapping[str, Any] | None = None) -> Rules:
@@ -102,18 +130,21 @@ def record_rules(record: Record, overrides: Mapping[str, Any] | None = None) -> 
 def replay(record: Record, overrides: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """One RULES.md section 5 object per move, after that move (end sweep applied)."""
     rules = record_rules(record, overrides)
+    start = None if record.start is None else start_position(record.start, rules)
     if record.steps is None:
-        yield from _replay_moves(rules, record.moves)
+        yield from _replay_moves(rules, record.moves, start)
     else:
-        yield from _replay_steps(rules, record.steps, record.moves)
+        yield from _replay_steps(rules, record.steps, record.moves, start)
 
 
 def _line(ply: int, player: int, pit: int, position: dict[str, Any]) -> dict[str, Any]:
     return {"ply": ply, "player": player, "pit": pit, **position}
 
 
-def _replay_moves(rules: Rules, moves: tuple[int, ...]) -> Iterator[dict[str, Any]]:
-    game = Game(rules)
+def _replay_moves(
+    rules: Rules, moves: tuple[int, ...], start: Position | None = None
+) -> Iterator[dict[str, Any]]:
+    game = Game(rules, start=start)
     if game.to_move is None and moves:
         raise RecordError(
             "ply 1: a simultaneous opening cannot be told by pit choices alone: the record needs 'steps'"
@@ -128,9 +159,13 @@ def _replay_moves(rules: Rules, moves: tuple[int, ...]) -> Iterator[dict[str, An
 
 
 def _replay_steps(
-    rules: Rules, steps: tuple[Step, ...], moves: tuple[int, ...]
+    rules: Rules, steps: tuple[Step, ...], moves: tuple[int, ...], start: Position | None = None
 ) -> Iterator[dict[str, Any]]:
-    follower = StepFollower.new(rules)
+    follower = (
+        StepFollower.new(rules)
+        if start is None
+        else StepFollower.from_game(Game(rules, start=start))
+    )
     reported = 0
 
     def finished_moves() -> Iterator[dict[str, Any]]:

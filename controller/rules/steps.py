@@ -60,6 +60,9 @@ class StepKind(StrEnum):
     EXTRA_TURN = "extra_turn"
     END_TURN = "end_turn"
     PASS = "pass"
+    # The player to move did not start a move within `move_time_limit_s` and the clock's
+    # consequence is `pass`: fed by the board's clock, not by hands, and journaled like a step.
+    TIMEOUT = "timeout"
 
     @property
     def physical(self) -> bool:

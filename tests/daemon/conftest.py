@@ -4,6 +4,7 @@ so a whole move takes a fraction of a second."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,15 @@ class Board:
 
     def run_until(self, done: Callable[[], bool], seconds: float = 60.0) -> None:
         assert self.loop.run_until(done, seconds), f"not within {seconds} simulated seconds"
+
+    def wait(self, done: Callable[[], bool], wall_s: float = 120.0) -> None:
+        """Run the loop until `done()`, for at most `wall_s` seconds of real time: for what
+        the engine's process answers (it thinks in real time, at the lowest priority, while
+        the loop here never sleeps and its time races ahead)."""
+        end = time.monotonic() + wall_s
+        while not done():
+            assert time.monotonic() < end, f"not within {wall_s} s of real time"
+            self.loop.iterate()
 
     def run(self, seconds: float) -> None:
         self.loop.run_until(lambda: False, seconds)

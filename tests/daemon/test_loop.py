@@ -159,7 +159,7 @@ def test_a_new_game_of_kalah_on_the_congkak_board_closes_a_pit_per_row(board: Bo
     board.ready()
     board.play(3)
     result = board.loop.execute("new_game", {"variant": "kalah"})
-    assert result == {"variant": "kalah", "options": {}}
+    assert result == {"variant": "kalah", "options": {}, "opponent": None}
     board.ready()
     status = board.status()
     assert status["game"]["variant"] == "kalah"

@@ -66,6 +66,7 @@ class FakeLink:
         self._t0 = time.monotonic()
         self._flag_id = 0
         self.mode = "play"
+        self.opponent: dict[str, Any] | None = None  # the computer player ({player, level})
         self._new_game(variant, {"pits": pits} if pits else {})
         self._status = self._snapshot()
 
@@ -134,6 +135,7 @@ class FakeLink:
             ],
             "end_sweep": {"congkak": "none", "kalah": "emptier", "oware": "owner"}[variant],
             "move_time_limit_s": None,
+            "move_time_consequence": "warn",
         }
         self.rows = [[seeds] * pits, [seeds] * pits]
         self.stores = [0, 0]
@@ -199,7 +201,11 @@ class FakeLink:
 
     def _cmd_new_game(self, args: dict[str, Any]) -> dict[str, Any]:
         self._new_game(args.get("variant", self.variant), dict(args.get("options", {})))
-        return {"variant": self.variant}
+        self.opponent = args.get("opponent", self.opponent)
+        return {"variant": self.variant, "opponent": self.opponent}
+
+    def _cmd_hint(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"asked": not self._over()}
 
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
         if not self.moves:
@@ -385,9 +391,23 @@ class FakeLink:
                 "options": {"pits": self.pits},
                 "moves": list(self.moves),
             },
+            "computer": {
+                "player": None if self.opponent is None else self.opponent["player"],
+                "level": None if self.opponent is None else self.opponent["level"],
+                "thinking": False,
+                "move": None,
+                "hint": None,
+                "hint_thinking": False,
+                "error": None,
+            },
+            "match": None,
             "turn_timer": {
                 "limit_s": self.options["move_time_limit_s"],
-                "elapsed_s": round(time.monotonic() - self.turn_started, 1),
+                "consequence": "warn",
+                "player": self.to_move,
+                "elapsed_s": None if over else round(time.monotonic() - self.turn_started, 1),
+                "running": not over,
+                "overrun": False,
             },
         }
 

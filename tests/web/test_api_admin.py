@@ -404,6 +404,15 @@ def test_new_game_without_arguments(client: FlaskClient, link: FakeLink) -> None
     assert link.commands == [("new_game", {})]
 
 
+def test_new_game_against_the_computer_and_back(client: FlaskClient, link: FakeLink) -> None:
+    computer = {"player": 1, "level": 2}
+    assert post(client, "/api/admin/new_game", {"opponent": computer}, **ADMIN).status_code == 200
+    assert link.commands[-1] == ("new_game", {"opponent": computer})
+    assert client.get("/api/state").get_json()["game"]["computer"]["level"] == 2
+    assert post(client, "/api/admin/new_game", {"opponent": None}, **ADMIN).status_code == 200
+    assert client.get("/api/state").get_json()["game"]["computer"]["player"] is None
+
+
 def test_undo_takes_back_the_last_move(client: FlaskClient, link: FakeLink) -> None:
     link.command("sim_move", {"pit": 2})
     link.command("sim_move", {"pit": 0})
@@ -460,6 +469,8 @@ BAD_ADMIN_BODIES = [
     ("new_game", {"options": "pits=5"}, "options"),
     ("new_game", {"options": {"pits": 4}}, "options"),  # refused by the daemon
     ("new_game", {"varient": "kalah"}, "varient"),
+    ("new_game", {"opponent": 1}, "opponent"),
+    ("new_game", {"opponent": [1, 3]}, "opponent"),
     ("undo", {"steps": 2}, "steps"),
     ("calibrate", {}, "stage"),
     ("calibrate", {"stage": "full"}, "stage"),

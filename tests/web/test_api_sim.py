@@ -261,6 +261,14 @@ def test_a_scripted_admin_button_is_refused_without_a_configured_pin(link: FakeL
     assert link.commands == []
 
 
+def test_the_pages_hint_button_asks_the_daemon(client: FlaskClient, link: FakeLink) -> None:
+    response = post(client, "/api/hint", {})
+    assert response.status_code == 200
+    assert response.get_json() == {"ok": True, "result": {"asked": True}}
+    assert link.commands == [("hint", {})]
+    assert post(client, "/api/hint", {"pit": 3}).get_json()["field"] == "pit"
+
+
 def test_the_hint_button_is_for_everybody(client: FlaskClient, link: FakeLink) -> None:
     press = {"t": 0, "action": "button", "name": "hint"}
 

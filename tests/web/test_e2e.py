@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -356,3 +357,69 @@ def test_admin_logs_in_and_changes_the_mode(
     expect(page.locator("#admin-state")).to_have_attribute("data-admin", "yes")
     page.get_by_role("button", name="Log out").click()
     expect(page.locator("#admin-state")).to_have_attribute("data-admin", "no")
+
+
+def test_the_page_says_which_pit_the_computer_plays_and_shows_the_hint(
+    watched: Watched, served: WebServer, link: FakeLink
+) -> None:
+    page = watched.page
+    page.goto(served.url + "/")
+    link.command("new_game", {"opponent": {"player": 1, "level": 3}})
+    link.command("sim_move", {"pit": 2})  # player 1 (index 0) moves; the computer is next
+    link.update(lambda s: s["game"]["computer"].update(thinking=True))
+    expect(page.locator("#expect")).to_have_text("The computer is thinking…")
+    expect(page.locator("#turn")).to_contain_text("(the computer)")
+    link.update(lambda s: s["game"]["computer"].update(thinking=False, move=4))
+    expect(page.locator("#expect")).to_contain_text("The computer plays pit 5")
+
+    page.get_by_role("button", name="Hint").click()
+    # (the fake link publishes its own snapshot after a command: the move is set again)
+    link.update(lambda s: s["game"]["computer"].update(hint=4, move=4))
+    expect(page.locator("#hint-text")).to_have_text("Hint: pit 5")
+    assert link.commands[-1] == ("hint", {})
+
+    page.get_by_role("link", name="日本語").click()
+    expect(page.locator("#expect")).to_contain_text("コンピューターは穴5を打ちます")
+
+
+def test_the_admin_starts_a_game_against_the_computer(
+    watched: Watched, served: WebServer, link: FakeLink
+) -> None:
+    page = watched.page
+    page.goto(served.url + "/admin")
+    page.get_by_label("PIN").fill(PIN)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#admin-state")).to_have_attribute("data-admin", "yes")
+    page.locator("#opponent-player").select_option("1")
+    page.locator("#opponent-level").select_option("5")
+    with page.expect_response("**/api/admin/new_game") as answer:
+        page.get_by_role("button", name="Start a new game").click()
+    assert answer.value.ok
+    assert link.commands[-1] == (
+        "new_game",
+        {"variant": "congkak", "match": False, "opponent": {"player": 1, "level": 5}},
+    )
+
+
+def test_the_page_counts_the_last_seconds_and_says_the_time_is_up(
+    watched: Watched, served: WebServer, link: FakeLink
+) -> None:
+    page = watched.page
+    page.goto(served.url + "/")
+
+    def clock(**timer: Any) -> None:
+        link.update(lambda s: s["game"]["turn_timer"].update(limit_s=10.0, **timer))
+
+    clock(elapsed_s=2.0, running=True, overrun=False)
+    expect(page.locator("#timer")).to_contain_text("of 10 s")
+    clock(elapsed_s=7.2, running=True, overrun=False)
+    expect(page.locator("#timer")).to_have_text(re.compile(r"[123] s left to start a move"))
+    expect(page.locator("#timer")).to_have_class(re.compile("late"))
+    clock(elapsed_s=7.2, running=False, overrun=False)  # the move started: the clock stopped
+    expect(page.locator("#timer")).to_have_text("Time this turn: 7 s of 10 s")
+    expect(page.locator("#timer")).not_to_have_class(re.compile("late"))
+    clock(elapsed_s=11.0, running=True, overrun=True)
+    expect(page.locator("#timer")).to_contain_text("Time is up: 11 s of 10 s")
+    expect(page.locator("#timer")).to_have_class(re.compile("late"))
+    clock(elapsed_s=10.0, running=True, overrun=True, consequence="pass")
+    expect(page.locator("#timer")).to_have_text("Time is up (10 s): the turn passes")

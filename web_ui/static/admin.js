@@ -75,6 +75,13 @@
   document.getElementById("new-game-form").addEventListener("submit", function (event) {
     event.preventDefault();
     var body = { variant: document.getElementById("variant").value };
+    body.match = document.getElementById("match-check").checked;
+    // The computer player: chosen here for every new game (an empty choice: two people).
+    var player = document.getElementById("opponent-player").value;
+    body.opponent = player === "" ? null : {
+      player: Number(player),
+      level: Number(document.getElementById("opponent-level").value),
+    };
     var text = document.getElementById("options-json").value.trim();
     if (text) {
       try {

@@ -330,6 +330,9 @@
     var where = S.placeList(places, pos.to_move);
     if (pos.over) return "";
     if (isOpening(status)) return openingExpectation(status);
+    if (computersTurn(status) && game.phase === "start" && game.expected_kind === "pickup") {
+      return computerExpectation(game.computer);
+    }
     switch (game.expected_kind) {
       case "pickup":
         if (game.phase === "relay") return t("expect_relay", { n: n, place: where });
@@ -344,6 +347,39 @@
       default:
         return t("expect_wait");
     }
+  }
+
+  // The computer opponent (game.computer): its pit is lit once it has chosen; a person's hand
+  // then makes its move as the lights show.
+  function computersTurn(status) {
+    var computer = status.game.computer;
+    var pos = status.game.position;
+    return !!computer && computer.player !== null && !pos.over && pos.to_move === computer.player;
+  }
+
+  function computerExpectation(computer) {
+    if (computer.move !== null) return t("computer_plays", { n: computer.move + 1 });
+    if (computer.error) return t("computer_error", { error: computer.error });
+    return t("computer_thinking");
+  }
+
+  function renderHint(status) {
+    var computer = status.game.computer;
+    var text = "";
+    if (computer && computer.hint !== null) text = t("hint_pit", { n: computer.hint + 1 });
+    else if (computer && computer.hint_thinking) text = t("hint_thinking");
+    document.getElementById("hint-text").textContent = text;
+    document.getElementById("hint").disabled = status.game.position.over;
+  }
+
+  // A match of handicap rounds (game.match): the round and the rounds each player won.
+  function renderMatch(status) {
+    var match = status.game.match;
+    var box = document.getElementById("match");
+    box.hidden = !match;
+    if (!match) return;
+    var params = { round: match.round, a: match.won[0], b: match.won[1] };
+    box.textContent = t(match.over ? "match_over" : "match_round", params);
   }
 
   function renderTurn(status) {
@@ -362,7 +398,8 @@
       turn.textContent = t("turn_both");
     } else {
       turn.textContent = t("turn", { n: pos.to_move + 1 }) + " " +
-        t(pos.to_move === 0 ? "turn_bottom" : "turn_top");
+        t(pos.to_move === 0 ? "turn_bottom" : "turn_top") +
+        (computersTurn(status) ? " " + t("computer_label") : "");
     }
     turn.dataset.player = pos.over ? "over" : isOpening(status) ? "both" : String(pos.to_move);
     document.getElementById("expect").textContent = expectation(status);
@@ -387,11 +424,20 @@
       box.textContent = "";
       return;
     }
-    var s = Math.floor(timer.elapsed_s + (Date.now() - timerBase) / 1000);
-    box.textContent = timer.limit_s
-      ? t("timer_limit", { s: s, limit: timer.limit_s })
-      : t("timer", { s: s });
-    box.classList.toggle("late", !!timer.limit_s && s > timer.limit_s);
+    // (a running clock goes on between snapshots; one the move stopped stays where it is)
+    var s = Math.floor(timer.elapsed_s + (timer.running ? (Date.now() - timerBase) / 1000 : 0));
+    var limit = timer.limit_s;
+    var left = limit ? Math.ceil(limit - s) : null;
+    var text;
+    if (limit && (timer.overrun || left <= 0)) {
+      text = t(timer.consequence === "pass" ? "timer_over_pass" : "timer_over", { s: s, limit: limit });
+    } else if (limit && timer.running && left <= 5) {
+      text = t("timer_left", { left: left, limit: limit });
+    } else {
+      text = limit ? t("timer_limit", { s: s, limit: limit }) : t("timer", { s: s });
+    }
+    box.textContent = text;
+    box.classList.toggle("late", !!limit && (timer.overrun || (timer.running && left <= 5)));
   }
 
   function flagText(flag, mover) {
@@ -524,6 +570,8 @@
   function render(status) {
     keepOpeningPick(status);
     renderTurn(status);
+    renderHint(status);
+    renderMatch(status);
     renderFlags(status);
     renderBoard(status);
     renderLights(status);
@@ -538,6 +586,10 @@
     button.addEventListener("click", function () {
       S.report(S.post("/api/sim/mistake", { kind: button.dataset.kind }));
     });
+  });
+
+  document.getElementById("hint").addEventListener("click", function () {
+    S.report(S.post("/api/hint", {}));
   });
 
   render(S.status);

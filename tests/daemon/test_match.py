@@ -1,0 +1,167 @@
+"""Whole congkak matches of handicap rounds (controller/daemon/match.py) on the simulated
+board: rounds laid out from the seeds each player won (a burned pit closed), journaled and
+recorded with their start layouts (which `sowboard replay` follows), and a daemon killed
+mid-match that resumes the match."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.bench.daemonproc import DaemonProcess
+from controller.daemon.config import ConfigError
+from controller.daemon.link import CommandError
+from controller.rules.record import parse_record, replay
+from controller.sensing.recording import load_recording
+from controller.simulate import recording_report, run_recording
+from tests.daemon.conftest import Board, make_config
+
+BURN = {"handicap_partial": "burn"}
+
+
+def records(data_dir: Path) -> list[dict[str, Any]]:
+    text = (data_dir / "records.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def at_round(status: dict[str, Any], round_: int) -> bool:
+    match = status.get("game", {}).get("match")
+    return match is not None and (match["round"] >= round_ or match["over"])
+
+
+def test_a_match_of_three_rounds_with_a_burned_pit(tmp_path: Path) -> None:
+    board = Board(make_config(tmp_path, game={"match": True, "mode": "demo", "options": BURN}))
+    try:
+        board.run_until(lambda: board.loop.referee is not None)  # (demo: the hands play on)
+        board.run(0.1)
+        assert board.status()["game"]["match"] == {"round": 1, "won": [0, 0], "over": False}
+        board.run_until(lambda: at_round(board.status(), 2), 3000)
+        status = board.status()
+        closed = status["game"]["options"].get("closed", [])
+        # (the simulated board's seeds are the configuration's: this match burns a pit)
+        assert closed, "round 2 closed no pit"
+        board.run_until(lambda: board.loop.referee is not None, 60)
+        board.run(0.2)
+        lights = board.status()["leds"]["places"]
+        for player, pit in closed:
+            assert lights[f"{player},{pit}"] == {"color": "#d55e00", "effect": "steady"}
+        # A recording of the round replays from the round's own layout as it ran live.
+        board.run(15.0)
+        name = board.loop.execute("save_recording", {})["file"]
+        saved = tmp_path / "recordings" / name
+        board.run_until(saved.exists, 600)
+        recording = load_recording(saved)
+        assert (
+            recording.header["start"]["layout"]["pits"] == status["game"]["record"]["start"]["pits"]
+        )
+        assert recording_report(recording, run_recording(recording))["live"]["same"] is True
+        board.run_until(lambda: at_round(board.status(), 3), 3000)
+    finally:
+        board.stop()
+    rounds = records(tmp_path)
+    assert [r["match"]["round"] for r in rounds[:2]] == [1, 2]
+    first, second = rounds[0], rounds[1]
+    assert "start" not in first and second["start"]["pits"] != [[7] * 7, [7] * 7]
+    for player, pit in second["options"]["closed"]:
+        assert second["start"]["pits"][player][pit] == 0
+    # Each round's record replays from its own start to its end.
+    for record in rounds[:2]:
+        lines = list(replay(parse_record(json.dumps(record))))
+        assert lines[-1]["over"] is True
+        assert sum(lines[-1]["stores"]) == 98
+    # The second round started from the seeds each player won in the first.
+    final = list(replay(parse_record(json.dumps(first))))[-1]["stores"]
+    start = second["start"]
+    assert [sum(start["pits"][p]) + start["stores"][p] for p in (0, 1)] == final
+
+
+def test_a_killed_daemon_resumes_the_match(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[game]\nmode = "demo"\nmatch = true\noptions = { handicap_partial = "burn" }\n'
+        "[hardware.sim]\nspeed = 50\n"
+        f'[web]\nport = 0\n[data]\ndir = "{data}"\n[recorder]\non_flag = false\n'
+    )
+    daemon = DaemonProcess(config)
+    try:
+        deadline = time.monotonic() + 240
+        while not (at_round(state := daemon.state(), 2) and state["game"]["history"]):
+            assert time.monotonic() < deadline, "round 2 was not played within 4 minutes"
+            time.sleep(0.2)
+        daemon.kill()  # the plug pulled mid-round
+        before = state["game"]
+    finally:
+        daemon.kill()
+    again = DaemonProcess(config)
+    try:
+        resumed = again.state()["game"]
+        deadline = time.monotonic() + 30
+        while resumed.get("match") is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+            resumed = again.state()["game"]
+        assert resumed["match"]["round"] == before["match"]["round"]
+        assert resumed["match"]["won"] == before["match"]["won"]
+        assert resumed["record"]["start"] == before["record"]["start"]
+        assert resumed["options"] == before["options"]
+        assert "resumed the congkak game" in again.drain()
+    finally:
+        again.stop()
+
+
+def test_a_daemon_stopped_between_rounds_lays_out_the_next(tmp_path: Path) -> None:
+    config = make_config(tmp_path, game={"match": True, "mode": "demo", "options": BURN})
+    board = Board(config)
+    try:
+        board.run_until(lambda: board.loop.session.over_since is not None, 3000)
+        final = board.status()["game"]["position"]
+    finally:
+        board.stop()  # round 1 over, round 2 not yet laid out
+    again = Board(config)
+    try:
+        again.run_until(lambda: again.loop.referee is not None, 60)
+        again.run(0.1)
+        status = again.status()
+        assert status["game"]["match"]["round"] == 2
+        start = status["game"]["record"]["start"]
+        stocks = [sum(start["pits"][p]) + start["stores"][p] for p in (0, 1)]
+        assert stocks == [final["stores"][p] + sum(final["pits"][p]) for p in (0, 1)]
+        assert any("the match goes on: round 2" in n for n in again.loop.notices)
+    finally:
+        again.stop()
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [
+        ({"match": "yes"}, 'game.match = "yes" is not allowed, allowed: true or false'),
+        (
+            {"match": True, "options": {"handicap_rounds": False}},
+            "game.options: handicap_rounds = false: a match is played in handicap rounds",
+        ),
+    ],
+)
+def test_a_wrong_match_in_the_configuration_is_named(
+    tmp_path: Path, game: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        make_config(tmp_path, game=game)
+
+
+def test_the_new_game_command_starts_and_ends_matches(board: Board) -> None:
+    board.ready()
+    loop = board.loop
+    assert loop.execute("new_game", {"match": True})["match"] is True
+    assert loop.game.match is not None and loop.game.rules.options.handicap_rounds
+    assert loop.execute("new_game", {})["match"] is True  # (kept, from round 1)
+    assert loop.game.match is not None and loop.game.match.round == 1
+    assert "match" not in loop.execute("new_game", {"match": False})
+    assert loop.game.match is None
+    with pytest.raises(CommandError) as wrong:
+        loop.execute("new_game", {"match": "yes"})
+    assert wrong.value.field == "match"
