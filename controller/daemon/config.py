@@ -121,6 +121,8 @@ class WebSettings:
     admin_pin: str | None = None
     max_streams: int = 12
     allowed_hosts: tuple[str, ...] = ()  # names besides the built-in ones (`host_names`)
+    new_game_button: bool = True  # players may start a new game from the page
+    kiosk: bool = False  # the exhibit's page (/kiosk) is the only page
 
     def host_names(self) -> tuple[str, ...]:
         """The names a request may ask for in its Host header (IP addresses always may):
@@ -145,6 +147,7 @@ class RecorderSettings:
 @dataclass(frozen=True)
 class ButtonSettings:
     enabled: bool = False
+    locked: tuple[str, ...] = ()  # buttons that do nothing (an exhibit locks `mode`)
     pins: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
 
 
@@ -166,6 +169,7 @@ class Config:
     buttons: ButtonSettings
     data_dir: Path
     recorder: RecorderSettings = field(default_factory=RecorderSettings)
+    abandon_minutes: float = 0.0  # a half-played game left this long is ended; 0: never
 
     @property
     def where(self) -> str:
@@ -314,6 +318,20 @@ def _is_host(name: str) -> bool:
     return True
 
 
+def _names(known: tuple[str, ...]) -> Check:
+    allowed = f"a list of names from {', '.join(known)}"
+
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {allowed}")
+        for k, name in enumerate(value):
+            if name not in known:
+                raise _Bad(f"{key}[{k}] = {_show(name)} is not allowed, allowed: {allowed}")
+        return tuple(dict.fromkeys(value))
+
+    return check
+
+
 def _table() -> Check:
     def check(key: str, value: Any) -> Any:
         if not isinstance(value, dict):
@@ -334,6 +352,8 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "variant": (_choice(*VARIANTS), "congkak"),
         "options": (_table(), {}),
         "mode": (_choice(*MODES), "play"),
+        # a game left half-played this long is ended (the board is set out again); 0: never
+        "abandon_minutes": (_num(0, 1440, unit="minutes, 0 = never"), 0.0),
     },
     "hardware": {"source": (_choice(*SOURCES), "sim")},
     "hardware.sim": {
@@ -373,9 +393,12 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "admin_pin": (_pin_code(), None),
         "max_streams": (_num(1, 200, integer=True, unit="open live pages"), 12),
         "allowed_hosts": (_host_list(), ()),
+        "new_game_button": (_bool(), WebSettings.new_game_button),
+        "kiosk": (_bool(), WebSettings.kiosk),
     },
     "buttons": {
         "enabled": (_bool(), False),
+        "locked": (_names(BUTTON_NAMES), ()),
         **{name: (_GPIO, DEFAULT_PINS[name]) for name in BUTTON_NAMES},
     },
     "data": {"dir": (_text(), "")},  # empty: default_data_dir()
@@ -490,7 +513,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
                 "allowed: a GPIO not in hardware.pi.dout"
             )
     buttons = clean["buttons"]
-    pins = {name: buttons[name] for name in BUTTON_NAMES}
+    pins = {name: buttons[name] for name in BUTTON_NAMES}  # (`locked` is no pin)
     if buttons["enabled"]:
         _check_pins(where, pins, source, pi["sck"], dout, clean["leds"]["gpio"])
 
@@ -503,6 +526,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         variant=rules.variant,
         options=dict(game["options"]),
         mode=game["mode"],
+        abandon_minutes=game["abandon_minutes"],
         source=source,
         sim=SimSettings(**clean["hardware.sim"]),
         pi=PiSettings(
@@ -520,8 +544,10 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
             admin_pin=web["admin_pin"],
             max_streams=web["max_streams"],
             allowed_hosts=web["allowed_hosts"],
+            new_game_button=web["new_game_button"],
+            kiosk=web["kiosk"],
         ),
-        buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
+        buttons=ButtonSettings(enabled=buttons["enabled"], locked=buttons["locked"], pins=pins),
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         recorder=RecorderSettings(**clean["recorder"]),
     )
@@ -562,6 +588,8 @@ file = "congkak7"           # a shipped board (congkak5, congkak7, congkak9, owa
 variant = "congkak"         # congkak, kalah or oware
 options = {}                # rule options by name, e.g. { pits = 6 } (see `sowboard rules`)
 mode = "play"               # play, teach or demo
+abandon_minutes = 0         # a game left half-played this long is ended and the lights guide
+                            # setting the board out again (an exhibit: e.g. 10); 0: never
 
 [hardware]
 source = "sim"              # sim (no hardware), pi (HX711s on the Pi's GPIO), serial (Pico)
@@ -597,9 +625,13 @@ max_streams = 12            # live pages at once, 1 to 200
 allowed_hosts = []          # more names the page is reached by, e.g. ["sowboard.example.org"];
                             # always allowed: IP addresses, localhost, this machine's hostname
                             # and hostname.local, and web.host. Other names are refused (400).
+new_game_button = true      # players may start a new game from the page (false: an exhibit)
+kiosk = false               # true: /kiosk (full screen, large type, no admin or simulator
+                            # controls) is the only page
 
 [buttons]
 enabled = false
+locked = []                 # buttons that do nothing, e.g. ["mode"] so visitors cannot change it
 new_game = 5
 undo = 6
 hint = 13

@@ -43,6 +43,8 @@ def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
             "SSE_MAX_STREAMS": web.max_streams,
             "ALLOWED_HOSTS": web.host_names(),
             "BIND_HOST": web.host,
+            "PLAYER_NEW_GAME": web.new_game_button,
+            "KIOSK": web.kiosk,
             **extra,
         },
     )

@@ -26,6 +26,7 @@ class FlagStatus(TypedDict):
     expected: list[PlaceJson]
     active: bool
     detail: str
+    player: int | None  # whose mistake it is (0 or 1), None when it is nobody's
 
 
 class PlaceLeds(TypedDict):

@@ -48,6 +48,10 @@ FOREIGN_SEED = "foreign_seed"
 BOARD_MISMATCH = "board_mismatch"
 SENSOR_FAULT = "sensor_fault"
 WRONG_PICKUP = "wrong_pickup"
+# The flags a hand's mistake raises: the hand at the board made it (`Flag.player`).
+HAND_MISTAKES = frozenset(
+    {WRONG_START, NOT_ALL_LIFTED, WRONG_PIT, EXTRA_SEED, OPPONENT_STORE, SEED_LOST, WRONG_PICKUP}
+)
 
 # A single natural seed weighs at least this many mean seeds (CV 15 %: 4 sigma below the mean;
 # HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
@@ -128,6 +132,9 @@ class Flag:
     resolved_t: float | None = None
     detail: str = ""
     serial: int = 0  # unique among the flags of a referee and of all its copies
+    # The hand whose mistake it is (None: nobody's, such as a sensor's fault or a seed that
+    # is not part of the game), so the page can word it for that player.
+    player: int | None = None
 
     @property
     def active(self) -> bool:
@@ -2096,6 +2103,7 @@ class Referee:
             list(self._expected_places()),
             detail=detail,
             serial=next(self.serials),
+            player=self._moving_hand() if kind in HAND_MISTAKES else None,
         )
         self.flags.append(flag)
         return flag

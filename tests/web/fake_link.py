@@ -274,6 +274,7 @@ class FakeLink:
             "expected": expected,
             "active": True,
             "detail": "",
+            "player": None if kind == "foreign_seed" else me,
         }
         self.flags.append(flag)
         return {"flag": self._flag_id}

@@ -25,9 +25,7 @@
     if (answer.ok) {
       result.textContent = t("done");
     } else {
-      result.textContent = t("error_refused", {
-        error: (answer.data && answer.data.error) || answer.status,
-      });
+      result.textContent = S.errorText(answer);
     }
     return answer;
   }

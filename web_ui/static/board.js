@@ -394,41 +394,59 @@
     box.classList.toggle("late", !!timer.limit_s && s > timer.limit_s);
   }
 
-  function flagText(flag, mover) {
-    var at = S.placeName(flag.at, mover);
-    var expected = S.placeList(flag.expected, mover);
-    var params = { at: at, expected: expected, kind: flag.kind, detail: flag.detail || "?" };
-    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
-      return t("flag_seed_lost_anywhere", params);
-    }
-    var key = "flag_" + flag.kind;
-    return S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
+  function isPlayer(n) {
+    return n === 0 || n === 1;
   }
 
+  /* A flag worded for the player who made the mistake (`flag.player`), else for the player to
+     move: "Player 2: a seed went into Player 1's store...". */
+  function flagText(flag, mover) {
+    var side = isPlayer(flag.player) ? flag.player : mover;
+    var at = S.placeName(flag.at, side);
+    var expected = S.placeList(flag.expected, side);
+    var params = { at: at, expected: expected, kind: flag.kind, detail: flag.detail || "?" };
+    var key = "flag_" + flag.kind;
+    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
+      key = "flag_seed_lost_anywhere";
+    }
+    var text = S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
+    return isPlayer(flag.player) ? t("flag_by", { n: flag.player + 1, text: text }) : text;
+  }
+
+  var FIXED_SHOWN = 8; // fixed flags listed in the folded history (the newest)
+
+  function flagItem(flag, mover) {
+    var item = S.el("li", {
+      class: "flag " + (flag.active ? "active" : "fixed"),
+      "data-kind": flag.kind,
+      "data-id": String(flag.id),
+      "data-player": isPlayer(flag.player) ? String(flag.player) : "",
+    });
+    item.appendChild(S.el("span", { class: "flag-icon", "aria-hidden": "true" }, flag.active ? "⚠" : "✓"));
+    item.appendChild(S.el("span", { class: "flag-text" }, flagText(flag, mover)));
+    item.appendChild(S.el("span", { class: "flag-state" }, t(flag.active ? "flag_active" : "flag_fixed")));
+    return item;
+  }
+
+  /* Active problems beside the board; the fixed ones folded into a short history below. */
   function renderFlags(status) {
     var list = document.getElementById("flags");
     var panel = document.getElementById("flags-panel");
     var mover = status.game.position.to_move;
-    var flags = status.flags.slice().sort(function (x, y) {
-      if (x.active !== y.active) return x.active ? -1 : 1;
-      return y.id - x.id;
-    }).slice(0, 8);
+    var newest = status.flags.slice().sort(function (x, y) { return y.id - x.id; });
+    var active = newest.filter(function (f) { return f.active; });
+    var fixed = newest.filter(function (f) { return !f.active; });
     list.textContent = "";
-    var anyActive = false;
-    flags.forEach(function (flag) {
-      anyActive = anyActive || flag.active;
-      var item = S.el("li", {
-        class: "flag " + (flag.active ? "active" : "fixed"),
-        "data-kind": flag.kind,
-        "data-id": String(flag.id),
-      });
-      item.appendChild(S.el("span", { class: "flag-icon", "aria-hidden": "true" }, flag.active ? "⚠" : "✓"));
-      item.appendChild(S.el("span", { class: "flag-text" }, flagText(flag, mover)));
-      item.appendChild(S.el("span", { class: "flag-state" }, t(flag.active ? "flag_active" : "flag_fixed")));
-      list.appendChild(item);
-    });
-    if (flags.length === 0) list.appendChild(S.el("li", { class: "flag none" }, t("flags_none")));
-    panel.classList.toggle("has-active", anyActive);
+    active.forEach(function (flag) { list.appendChild(flagItem(flag, mover)); });
+    if (active.length === 0) list.appendChild(S.el("li", { class: "flag none" }, t("flags_none")));
+    panel.classList.toggle("has-active", active.length > 0);
+    var folded = document.getElementById("flags-fixed");
+    if (!folded) return; // (the kiosk shows the active problem only)
+    var history = document.getElementById("flags-history");
+    history.textContent = "";
+    fixed.slice(0, FIXED_SHOWN).forEach(function (flag) { history.appendChild(flagItem(flag, mover)); });
+    document.getElementById("flags-fixed-summary").textContent = t("flags_fixed_summary", { n: fixed.length });
+    folded.hidden = fixed.length === 0;
   }
 
   /* The lit places grouped by what they show: "blue, pulsing: Player 1, pit 1 ▼; ...". */
@@ -512,13 +530,59 @@
     });
   }
 
+  /* Why a mistake cannot be acted out now (a string key), or null when it can. The buttons
+     are disabled rather than answered with a refusal. */
+  function mistakeBlocked(status) {
+    if (status.game.position.over) return "sim_wait_over";
+    if (isOpening(status)) return "sim_wait_opening";
+    if (!canPlay(status)) return "sim_wait_busy";
+    return null;
+  }
+
   function renderSim(status) {
     var panel = document.getElementById("sim-panel");
+    if (!panel) return;
     panel.hidden = !status.sim;
-    var over = status.game.position.over;
+    var blocked = mistakeBlocked(status);
     panel.querySelectorAll("button.mistake").forEach(function (b) {
-      b.disabled = over;
+      b.disabled = blocked !== null;
     });
+    document.getElementById("sim-wait").textContent = blocked ? t(blocked) : "";
+  }
+
+  /* "New game" for the players: one click when the game is over or not begun, else a second
+     click to confirm (a half-played game is not thrown away by one stray tap). */
+  var newGameTimer = null;
+  function newGameButton() {
+    var button = document.getElementById("new-game");
+    if (!button) return;
+    function reset() {
+      button.dataset.confirm = "no";
+      button.textContent = t("new_game_button");
+    }
+    button.addEventListener("click", function () {
+      var game = S.status.game;
+      var midGame = !game.position.over && (game.history || []).length > 0;
+      if (midGame && button.dataset.confirm !== "yes") {
+        button.dataset.confirm = "yes";
+        button.textContent = t("new_game_confirm");
+        clearTimeout(newGameTimer);
+        newGameTimer = setTimeout(reset, 5000);
+        return;
+      }
+      clearTimeout(newGameTimer);
+      reset();
+      button.disabled = true;
+      S.report(S.post("/api/new_game", {})).then(function () {
+        button.disabled = false;
+      });
+    });
+  }
+
+  function renderNewGame(status) {
+    var button = document.getElementById("new-game");
+    if (!button) return;
+    button.classList.toggle("prominent", status.game.position.over);
   }
 
   function render(status) {
@@ -526,10 +590,11 @@
     renderTurn(status);
     renderFlags(status);
     renderBoard(status);
-    renderLights(status);
-    renderHistory(status);
-    renderGame(status);
+    if (document.getElementById("lights")) renderLights(status);
+    if (document.getElementById("history")) renderHistory(status);
+    if (document.getElementById("options")) renderGame(status);
     renderSim(status);
+    renderNewGame(status);
     timerBase = Date.now();
     renderTimer();
   }
@@ -540,6 +605,7 @@
     });
   });
 
+  newGameButton();
   render(S.status);
   setInterval(renderTimer, 1000);
   S.listen(render);
