@@ -346,6 +346,7 @@ class BoardLoop:
             if self.mode == "demo" and self.demo is not None:
                 self.demo.tick(now, session)
         self._check_health(now)
+        self._abandoned(now)
         self._render(now)
         self.publisher.tick(now, self._core())
         session.recorder_tick(now)
@@ -367,6 +368,26 @@ class BoardLoop:
             self._retry_writes_at = now + WRITE_RETRY_S
             self.writer.retry()
 
+    def _abandoned(self, now: float) -> None:
+        """A game left half-played for `[game] abandon_minutes` is ended: a new game of the
+        same rules, whose setup weighs the board and lights each place that is not as the start
+        layout wants it (too few / too many) until the next visitor finds it set out."""
+        minutes = self.config.abandon_minutes
+        referee = self.referee
+        if minutes <= 0 or referee is None or self.mode == "demo":
+            return
+        if now - self.last_activity < minutes * 60:
+            return
+        follower = referee.game
+        if follower.over or (not follower.completed and referee.phase() == "start"):
+            return  # over, or not begun: nothing is half-played
+        moves = len(follower.completed)
+        self.execute("new_game", {})
+        self.notes.add(
+            f"a game left half-played ({moves} moves) for {minutes:g} minutes was ended "
+            "([game] abandon_minutes): set the board out as the lights show"
+        )
+
     def _buttons(self, now: float) -> None:
         names: list[str] = []
         if self.sim is not None:
@@ -384,6 +405,8 @@ class BoardLoop:
                 self.notes.add(f"button {name}: {err.message}")
 
     def _button(self, name: str, now: float) -> None:
+        if name in self.config.buttons.locked:
+            return  # ([buttons] locked: an exhibit's visitors cannot change the mode)
         if name in ("new_game", "undo"):
             self.execute(name, {})
         elif name == "hint":
