@@ -88,4 +88,5 @@ def admin() -> str | Response:
         variants=VARIANTS,
         modes=MODES,
         pin_set=web_state().guard.enabled,
+        rule_options=current_app.config["RULE_OPTIONS"],
     )

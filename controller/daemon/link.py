@@ -14,7 +14,8 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
       "board": {"name": "congkak7", "pits": 7, "led_count": 18,
                 "places": [{"place": [0, 0], "cell": 0, "leds": [0]}, ...],
                 "idle_cells": []},
-      "game": {"variant": "congkak", "options": {...all options...},
+      "game": {"variant": "congkak", "options": {...},  # the options that apply (the record
+                                         # has all)
                "position": {"pits": [[..], [..]], "stores": [a, b], "to_move": 0,
                             "over": false, "winner": null},
                "hand": [0, 0],           # seeds believed in each hand

@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from controller.board import Board
 from controller.rules import Place, Rules, StepFollower
+from controller.rules.options import option_applies
 from controller.sensing.frames import Frame, SourceStatus
 from controller.tracking.referee import RecognisedStep, Referee
 from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
@@ -453,9 +454,10 @@ class GameSession:
 
 
 def options_status(rules: Rules) -> dict[str, Any]:
-    """Every rule option; `closed` (pits a handicap round closed, not an option anyone sets)
-    only when there are any."""
+    """The rule options that change anything in this game (`option_applies`: no grand slam
+    rule where nothing is captured by counts); `closed` (pits a handicap round closed, not an
+    option anyone sets) only when there are any. The game record keeps every option."""
     options = rules.options.to_json()
     if not options.get("closed"):
         options.pop("closed", None)
-    return options
+    return {k: v for k, v in options.items() if option_applies(k, options)}
