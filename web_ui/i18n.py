@@ -102,6 +102,23 @@ EN: dict[str, str] = {
     "over_draw": "Game over: a draw, {a} to {b}.",
     "timer": "Time this turn: {s} s",
     "timer_limit": "Time this turn: {s} s of {limit} s",
+    # teach mode: each rule event in one sentence
+    "explain_relay": (
+        "Player {n}: the last seed fell into a pit with seeds. "
+        "Pick them all up again and keep sowing."
+    ),
+    "explain_capture_opposite": (
+        "Player {n} captures: the last seed fell into their own empty pit, "
+        "so it and the seeds opposite go to their store."
+    ),
+    "explain_capture_counts": (
+        "Player {n} captures: the last seed made 2 or 3 in the other row, "
+        "so those seeds go to their store."
+    ),
+    "explain_extra_turn": "Player {n}'s last seed fell into their own store: Player {n} plays again.",
+    "explain_pass": "Player {n} has no seeds to play and passes.",
+    "explain_sweep": "The game is over: the seeds left in the pits go to the stores.",
+    "explain_must_feed": "Player {m} has no seeds: Player {n} must play a pit that gives them some.",
     # flags
     "flags_heading": "Problems",
     "flag_by": "Player {n}: {text}",
@@ -346,6 +363,22 @@ JA: dict[str, str] = {
     "over_draw": "ゲーム終了:引き分け({a}対{b})。",
     "timer": "この番の時間:{s}秒",
     "timer_limit": "この番の時間:{s}秒 / {limit}秒",
+    # teach mode: each rule event in one sentence
+    "explain_relay": (
+        "プレイヤー{n}:さいごの種が種のある穴に入りました。その穴の種をぜんぶ取って、またまきましょう。"
+    ),
+    "explain_capture_opposite": (
+        "プレイヤー{n}がとりました:さいごの種が自分の空の穴に入ったので、"
+        "その種と向かいの種が自分のゴールに入ります。"
+    ),
+    "explain_capture_counts": (
+        "プレイヤー{n}がとりました:さいごの種で相手の穴が2個か3個になったので、"
+        "その種が自分のゴールに入ります。"
+    ),
+    "explain_extra_turn": "プレイヤー{n}のさいごの種が自分のゴールに入りました。もう一回プレイヤー{n}の番です。",
+    "explain_pass": "プレイヤー{n}はまく種がないので、パスします。",
+    "explain_sweep": "ゲームがおわりました。穴にのこった種はゴールに入ります。",
+    "explain_must_feed": "プレイヤー{m}の種がありません。プレイヤー{n}は、相手に種がとどく穴をえらんでください。",
     # flags
     "flags_heading": "問題",
     "flag_by": "プレイヤー{n}:{text}",

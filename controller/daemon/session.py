@@ -36,6 +36,7 @@ from .boardcheck import (
     place_counts,
 )
 from .calibration import SEED_GUESS_G, Calibrator
+from .explain import Explainer
 from .feed import Feed
 from .flags import GameFlags
 from .game import JournaledGame
@@ -112,6 +113,7 @@ class GameSession:
         self.setup: Setup | None = None
         self.steps: list[RecognisedStep] = []  # the referee's steps journaled so far
         self.base = 0  # the game's steps before the referee's first
+        self.explainer = Explainer()
         self._publications = 0
         self._completed_seen = 0
         self._turn_key: tuple[Any, ...] = ()
@@ -401,6 +403,7 @@ class GameSession:
                 for k, m in enumerate(follower.completed, start=1)
             ],
             "record": self.record(),
+            "events": self.explainer.get_status(self.game.rules, self.game.step_list()),
         }
 
     def board_status(self) -> BoardStatus:

@@ -57,6 +57,17 @@ class HistoryEntry(TypedDict):
     pit: int
 
 
+class RuleEvent(TypedDict):
+    """A rule event of the game for teach mode's explanations (explain.py)."""
+
+    n: int  # the index of the step that shows it, in the game's steps
+    kind: str  # relay | capture | extra_turn | pass | sweep
+    player: int  # whom it happens to (for `pass`: who passes)
+    at: PlaceJson | None  # where (the first place of a run of captures or sweeps)
+    places: int  # how many places a capture or sweep empties (1 for the others)
+    rule: str  # the capture rule for `capture` ("opposite", "counts"), else ""
+
+
 class TurnTimer(TypedDict):
     limit_s: float | None
     elapsed_s: float
@@ -74,6 +85,7 @@ class GameCore(TypedDict):
     phase: str
     history: list[HistoryEntry]
     record: dict[str, Any]
+    events: list[RuleEvent]  # the newest rule events (teach mode explains them)
 
 
 class GameStatus(GameCore):

@@ -389,6 +389,7 @@ class FakeLink:
                 "options": {"pits": self.pits},
                 "moves": list(self.moves),
             },
+            "events": [],  # (tests add rule events with `update`)
             "turn_timer": {
                 "limit_s": self.options["move_time_limit_s"],
                 "elapsed_s": round(time.monotonic() - self.turn_started, 1),

@@ -222,3 +222,49 @@ def test_the_admin_form_has_a_field_for_each_option_that_applies(
     page.get_by_role("button", name="Start a new game").click()
     expect(page.locator("#admin-result")).to_contain_text("seeds: a whole number is needed")
     page.context.close()
+
+
+EVENTS = {
+    "relay": "Player 1: the last seed fell into a pit with seeds. "
+    "Pick them all up again and keep sowing.",
+    "capture": "Player 1 captures: the last seed fell into their own empty pit, "
+    "so it and the seeds opposite go to their store.",
+    "extra_turn": "Player 1's last seed fell into their own store: Player 1 plays again.",
+    "pass": "Player 1 has no seeds to play and passes.",
+    "sweep": "The game is over: the seeds left in the pits go to the stores.",
+}
+
+
+def test_teach_mode_explains_each_rule_event_as_it_happens(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    page = open_page(browser, served.url + "/", (1280, 900))
+    explain = page.locator("#explain")
+    link.update(lambda s: s["game"].update(events=[event(0, "relay")]))
+    expect(explain).to_be_hidden()  # play mode: no explanations
+    link.command("mode", {"mode": "teach"})
+    for n, (kind, text) in enumerate(EVENTS.items()):
+        link.update(lambda s, n=n, kind=kind: s["game"]["events"].append(event(n + 1, kind)))
+        expect(explain).to_have_text(text)
+        expect(explain).to_have_attribute("data-event", str(n + 1))
+    inside_first_screen(page, "#explain")
+    page.goto(served.url + "/?lang=ja")
+    expect(explain).to_have_text("ゲームがおわりました。穴にのこった種はゴールに入ります。")
+    page.context.close()
+
+
+def test_teach_mode_says_an_empty_opponent_must_be_fed(browser: Browser) -> None:
+    link = FakeLink(variant="oware")
+    link.command("mode", {"mode": "teach"})
+    link.update(lambda s: s["game"]["position"].update(pits=[[4, 4, 4, 4, 4, 4], [0] * 6]))
+    for server in serve(link):
+        page = open_page(browser, server.url + "/", (1280, 900))
+        expect(page.locator("#explain")).to_have_text(
+            "Player 2 has no seeds: Player 1 must play a pit that gives them some."
+        )
+        page.context.close()
+
+
+def event(n: int, kind: str) -> dict[str, Any]:
+    rule = "opposite" if kind == "capture" else ""
+    return {"n": n, "kind": kind, "player": 0, "at": [0, 1], "places": 1, "rule": rule}

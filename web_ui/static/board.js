@@ -539,6 +539,34 @@
     return null;
   }
 
+  /* Teach mode (and the kiosk): the newest rule event in one sentence, or, before an oware
+     move, that an opponent without seeds must be fed. */
+  function explanation(status) {
+    var game = status.game;
+    var pos = game.position;
+    var mover = pos.to_move;
+    if (!pos.over && isPlayer(mover) && game.options.must_feed === true) {
+      var other = pos.pits[1 - mover].reduce(function (a, b) { return a + b; }, 0);
+      if (other === 0) return t("explain_must_feed", { n: mover + 1, m: 2 - mover });
+    }
+    var events = game.events || [];
+    if (!events.length) return "";
+    var event = events[events.length - 1];
+    var key = "explain_" + event.kind + (event.rule ? "_" + event.rule : "");
+    return S.strings[key] !== undefined ? t(key, { n: event.player + 1 }) : "";
+  }
+
+  function renderExplain(status) {
+    var box = document.getElementById("explain");
+    if (!box) return;
+    var teaching = status.mode === "teach" || document.body.dataset.page === "kiosk";
+    var text = teaching ? explanation(status) : "";
+    box.textContent = text;
+    box.hidden = !text;
+    var events = status.game.events || [];
+    box.dataset.event = events.length ? String(events[events.length - 1].n) : "";
+  }
+
   function renderSim(status) {
     var panel = document.getElementById("sim-panel");
     if (!panel) return;
@@ -595,6 +623,7 @@
     if (document.getElementById("options")) renderGame(status);
     renderSim(status);
     renderNewGame(status);
+    renderExplain(status);
     timerBase = Date.now();
     renderTimer();
   }
