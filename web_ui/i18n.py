@@ -119,6 +119,9 @@ EN: dict[str, str] = {
     "explain_pass": "Player {n} has no seeds to play and passes.",
     "explain_sweep": "The game is over: the seeds left in the pits go to the stores.",
     "explain_must_feed": "Player {m} has no seeds: Player {n} must play a pit that gives them some.",
+    "explain_grand_slam": (
+        "Player {n}'s move would take all of Player {m}'s seeds (a grand slam), so it takes none."
+    ),
     # flags
     "flags_heading": "Problems",
     "flag_by": "Player {n}: {text}",
@@ -379,6 +382,9 @@ JA: dict[str, str] = {
     "explain_pass": "プレイヤー{n}はまく種がないので、パスします。",
     "explain_sweep": "ゲームがおわりました。穴にのこった種はゴールに入ります。",
     "explain_must_feed": "プレイヤー{m}の種がありません。プレイヤー{n}は、相手に種がとどく穴をえらんでください。",
+    "explain_grand_slam": (
+        "プレイヤー{n}の手でプレイヤー{m}の種がぜんぶなくなってしまうので(グランドスラム)、何もとれません。"
+    ),
     # flags
     "flags_heading": "問題",
     "flag_by": "プレイヤー{n}:{text}",

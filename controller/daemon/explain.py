@@ -8,7 +8,8 @@ here once, with the player it happens to and where, for the page to say in one s
 - `capture`: a run of captures (`rule`: the variant's capture rule, opposite or counts);
 - `extra_turn`: the last seed fell into the mover's own store;
 - `pass`: a player with no seeds passes;
-- `sweep`: at the end, the seeds left in the pits go to the stores.
+- `sweep`: at the end, the seeds left in the pits go to the stores;
+- `grand_slam`: an oware move that would have taken every opposing seed captures nothing.
 
 (Must-feed needs no steps: the page sees an empty row in the position and the option.)
 Events are numbered by the index of the step that shows them, so a page that missed a
@@ -73,6 +74,7 @@ class Explainer:
         self._fed: list[Step] = []  # the journal's steps fed so far
         self._steps: list[Step] = []  # with what they led to
         self._events: list[RuleEvent] = []
+        self._slams: list[RuleEvent] = []  # (the board shows these, not the steps)
 
     def get_status(self, rules: Rules, steps: Sequence[Step]) -> list[RuleEvent]:
         fed = self._fed
@@ -84,11 +86,11 @@ class Explainer:
         )
         if not same:
             self._rules, self._follower = rules, StepFollower.new(rules)
-            self._fed, self._steps, self._events = [], [], []
+            self._fed, self._steps, self._events, self._slams = [], [], [], []
         if len(steps) > len(self._fed):
             self._feed(steps[len(self._fed) :])
-            events = rule_events(self._steps, rules.options.capture)
-            self._events = events[-EVENTS_SHOWN:]
+            events = rule_events(self._steps, rules.options.capture) + self._slams
+            self._events = sorted(events, key=lambda e: e["n"])[-EVENTS_SHOWN:]
         return [e.copy() for e in self._events]  # (a published snapshot is never changed)
 
     def _feed(self, steps: Sequence[Step]) -> None:
@@ -98,4 +100,18 @@ class Explainer:
             self._fed.append(step)
             if step.kind.physical:
                 self._steps.append(step)
+            if step.kind is StepKind.SOW and any(t.kind is StepKind.END_TURN for t in verdict.then):
+                self._grand_slam(step)
             self._steps.extend(verdict.then)
+
+    def _grand_slam(self, step: Step) -> None:
+        """The move's last seed fell (no capture followed): was a grand slam spared?"""
+        follower = self._follower
+        assert follower is not None and step.at is not None
+        if step.at.is_store:
+            return
+        rules = follower.rules
+        last = rules.index_of(step.at)
+        if rules.spared_grand_slam(follower.board, step.player, last):
+            n = len(self._steps) - 1
+            self._slams.append(_event(n, "grand_slam", step))

@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.explain import rule_events
-from controller.rules import Place, Step, StepFollower
+from controller.daemon.explain import Explainer, rule_events
+from controller.rules import Place, Rules, Step, StepFollower
 from controller.rules.steps import StepKind
 from tests.daemon.conftest import Board, make_config
 from web_ui import i18n
@@ -135,3 +135,45 @@ def test_a_run_of_captures_is_one_event_and_a_relay_is_a_pickup_mid_move() -> No
         (14, "sweep", 1, 2),
     ]
     assert events[1]["at"] == [0, 3] and events[1]["rule"] == "opposite"
+
+
+def test_an_oware_move_that_would_take_every_opposing_seed_is_explained_as_a_grand_slam() -> None:
+    rules = Rules.for_variant("oware", {})
+    slam_allowed = Rules.for_variant("oware", {"grand_slam": "allowed"})
+    found = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        follower = StepFollower.new(rules)
+        steps: list[Step] = []
+        slams = 0
+        while not follower.over:
+            player = follower.to_move
+            assert player is not None
+            pit = rng.choice([s.at.pit for s in follower.expected() if s.at is not None])
+            # Independently: the same move where grand slams are allowed takes every seed of
+            # the other row, and here (no_capture) it takes none.
+            board = list(follower.board)
+            slam_allowed.apply_move(board, player, int(pit))
+            before = sum(follower.position().stores)
+            steps += follower.complete_move(int(pit))
+            took_all = slam_allowed.row_total(board, 1 - player) == 0
+            captured = sum(follower.position().stores) > before
+            slams += took_all and not captured and not follower.over
+        physical = [s for s in steps if s.kind.physical]
+        events = Explainer().get_status(rules, physical)
+        shown = [e for e in rule_events_all(rules, physical) if e["kind"] == "grand_slam"]
+        assert len(shown) == slams, (seed, shown, slams)
+        assert all(e in shown for e in events if e["kind"] == "grand_slam")
+        found += slams
+    assert found > 0  # the games had grand slams to explain
+    assert "explain_grand_slam" in i18n.STRINGS["ja"]
+
+
+def rule_events_all(rules: Rules, physical: list[Step]) -> list[dict[str, Any]]:
+    """Every event of a game, not only the newest a snapshot holds."""
+    explainer = Explainer()
+    seen: dict[int, dict[str, Any]] = {}
+    for k in range(1, len(physical) + 1):
+        for event in explainer.get_status(rules, physical[:k]):
+            seen[event["n"]] = dict(event)
+    return list(seen.values())

@@ -232,6 +232,8 @@ EVENTS = {
     "extra_turn": "Player 1's last seed fell into their own store: Player 1 plays again.",
     "pass": "Player 1 has no seeds to play and passes.",
     "sweep": "The game is over: the seeds left in the pits go to the stores.",
+    "grand_slam": "Player 1's move would take all of Player 2's seeds (a grand slam), "
+    "so it takes none.",
 }
 
 
@@ -249,7 +251,9 @@ def test_teach_mode_explains_each_rule_event_as_it_happens(
         expect(explain).to_have_attribute("data-event", str(n + 1))
     inside_first_screen(page, "#explain")
     page.goto(served.url + "/?lang=ja")
-    expect(explain).to_have_text("ゲームがおわりました。穴にのこった種はゴールに入ります。")
+    expect(explain).to_have_text(
+        "プレイヤー1の手でプレイヤー2の種がぜんぶなくなってしまうので(グランドスラム)、何もとれません。"
+    )
     page.context.close()
 
 

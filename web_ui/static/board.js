@@ -553,7 +553,8 @@
     if (!events.length) return "";
     var event = events[events.length - 1];
     var key = "explain_" + event.kind + (event.rule ? "_" + event.rule : "");
-    return S.strings[key] !== undefined ? t(key, { n: event.player + 1 }) : "";
+    var params = { n: event.player + 1, m: 2 - event.player };
+    return S.strings[key] !== undefined ? t(key, params) : "";
   }
 
   function renderExplain(status) {
