@@ -75,6 +75,8 @@ EN: dict[str, str] = {
     "color_purple": "purple",
     "color_pink": "pink",
     "color_white": "white",
+    "color_dim_white": "dim white",
+    "legend_path": "the path the seeds in the hand will take",
     # turn and expectations
     "turn": "Player {n}'s turn",
     "turn_bottom": "(bottom row)",
@@ -341,6 +343,8 @@ JA: dict[str, str] = {
     "color_purple": "紫",
     "color_pink": "ピンク",
     "color_white": "白",
+    "color_dim_white": "うすい白",
+    "legend_path": "手の中の種がこれから入る道",
     # turn and expectations
     "turn": "プレイヤー{n}の番です",
     "turn_bottom": "(下の列)",

@@ -272,3 +272,21 @@ def test_teach_mode_says_an_empty_opponent_must_be_fed(browser: Browser) -> None
 def event(n: int, kind: str) -> dict[str, Any]:
     rule = "opposite" if kind == "capture" else ""
     return {"n": n, "kind": kind, "player": 0, "at": [0, 1], "places": 1, "rule": rule}
+
+
+def test_the_legend_tells_teach_modes_dim_path_from_the_white_target(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    def teach_lights(status: dict[str, Any]) -> None:
+        status["leds"]["places"]["0,3"] = {"color": "#ffffff", "effect": "steady"}
+        status["leds"]["places"]["0,4"] = {"color": "#464646", "effect": "steady"}
+
+    link.update(teach_lights)
+    page = open_page(browser, served.url + "/", (1280, 900))
+    legend = page.locator("#lights li strong")
+    expect(legend.filter(has_text="dim white")).to_have_text(
+        "dim white, steady (the path the seeds in the hand will take)"
+    )
+    expect(legend.filter(has_text="white, steady").filter(has_not_text="dim")).to_have_count(1)
+    expect(page.locator('#board [data-place="0,4"] .color-name')).to_have_text("dim white")
+    page.context.close()

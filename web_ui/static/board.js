@@ -481,7 +481,9 @@
       var swatch = S.el("span", { class: "swatch fx-" + (light.effect || "solid"), "aria-hidden": "true" });
       swatch.style.backgroundColor = light.color;
       item.appendChild(swatch);
-      item.appendChild(S.el("strong", null, S.lightName(light)));
+      var named = S.lightName(light);
+      if (S.colorKey(light.color) === "color_dim_white") named += " (" + t("legend_path") + ")";
+      item.appendChild(S.el("strong", null, named));
       item.appendChild(document.createTextNode(": " + groups[group].names.join(t("list_sep_places"))));
       list.appendChild(item);
     });

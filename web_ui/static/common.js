@@ -74,7 +74,8 @@
     var min = Math.min(r, g, b);
     if (max < 0.08) return "color_off";
     var sat = max === 0 ? 0 : (max - min) / max;
-    if (sat < 0.25) return "color_white";
+    // Teach mode's path is a dim white beside the bright white of a real target: named apart.
+    if (sat < 0.25) return max < 0.5 ? "color_dim_white" : "color_white";
     var h;
     if (max === r) h = ((g - b) / (max - min)) % 6;
     else if (max === g) h = (b - r) / (max - min) + 2;
