@@ -124,6 +124,10 @@ EN: dict[str, str] = {
     "explain_grand_slam": (
         "Player {n}'s move would take all of Player {m}'s seeds (a grand slam), so it takes none."
     ),
+    # the kiosk's attract loop while nobody plays
+    "attract_1": "Come and play! Pick up all the seeds from one pit on your side.",
+    "attract_2": "Drop one seed into each pit as you go round: the white light shows where.",
+    "attract_3": "The pits you may start from glow in your colour. Touch the seeds to begin!",
     # flags
     "flags_heading": "Problems",
     "flag_by": "Player {n}: {text}",
@@ -389,6 +393,10 @@ JA: dict[str, str] = {
     "explain_grand_slam": (
         "プレイヤー{n}の手でプレイヤー{m}の種がぜんぶなくなってしまうので(グランドスラム)、何もとれません。"
     ),
+    # the kiosk's attract loop while nobody plays
+    "attract_1": "あそんでみよう!自分の側の穴を1つえらんで、種をぜんぶ取ります。",
+    "attract_2": "まわりながら、穴に種を1個ずつ入れます。白い光が入れる場所です。",
+    "attract_3": "はじめられる穴は自分の色で光ります。種にさわってはじめよう!",
     # flags
     "flags_heading": "問題",
     "flag_by": "プレイヤー{n}:{text}",

@@ -290,3 +290,25 @@ def test_the_legend_tells_teach_modes_dim_path_from_the_white_target(
     expect(legend.filter(has_text="white, steady").filter(has_not_text="dim")).to_have_count(1)
     expect(page.locator('#board [data-place="0,4"] .color-name')).to_have_text("dim white")
     page.context.close()
+
+
+def test_the_idle_kiosk_explains_sowing_in_turn_with_a_seed_going_round(
+    browser: Browser, link: FakeLink
+) -> None:
+    for server in serve(link, KIOSK=True):
+        page = open_page(browser, server.url + "/kiosk", (1920, 1080))
+        attract = page.locator("#attract")
+        expect(attract).to_be_hidden()
+        link.update(lambda s: s["daemon"].update(idle=True))  # the LEDs run their chase
+        expect(attract).to_have_text(
+            "Come and play! Pick up all the seeds from one pit on your side."
+        )
+        expect(page.locator("#board .attract-seed")).to_have_count(1)
+        first = attract.get_attribute("data-place")
+        expect(attract).not_to_have_attribute("data-place", first or "")  # the seed moves on
+        expect(attract).to_contain_text("the white light shows where", timeout=8000)
+        inside_first_screen(page, "#board svg")
+        link.update(lambda s: s["daemon"].update(idle=False))  # a visitor
+        expect(attract).to_be_hidden()
+        expect(page.locator("#board .attract-seed")).to_have_count(0)
+        page.context.close()

@@ -570,6 +570,50 @@
     box.dataset.event = events.length ? String(events[events.length - 1].n) : "";
   }
 
+  /* The kiosk while nobody plays (the LEDs run their attract chase): three short lines on
+     sowing in turn, and a seed that goes round player 1's side of the board on the screen. */
+  var attractTimer = null;
+  var attractStep = 0;
+  function attractRing(status) {
+    var n = pitsOf(status);
+    var ring = [];
+    for (var i = 0; i < n; i++) ring.push("0," + i);
+    ring.push("0,store");
+    for (var j = 0; j < n; j++) ring.push("1," + j);
+    return ring;
+  }
+
+  function attractTick() {
+    var box = document.getElementById("attract");
+    box.textContent = t("attract_" + (1 + (Math.floor(attractStep / 5) % 3)));
+    var ring = attractRing(S.status);
+    var lit = ring[attractStep % ring.length];
+    document.querySelectorAll("#board .place").forEach(function (group) {
+      group.classList.toggle("attract-seed", group.dataset.place === lit);
+    });
+    box.dataset.place = lit;
+    attractStep += 1;
+  }
+
+  function renderAttract(status) {
+    var box = document.getElementById("attract");
+    if (!box) return;
+    var on = !!(status.daemon && status.daemon.idle);
+    box.hidden = !on;
+    document.body.classList.toggle("attracting", on);
+    if (on && attractTimer === null) {
+      attractStep = 0;
+      attractTick();
+      attractTimer = setInterval(attractTick, 700);
+    } else if (!on && attractTimer !== null) {
+      clearInterval(attractTimer);
+      attractTimer = null;
+      document.querySelectorAll("#board .attract-seed").forEach(function (group) {
+        group.classList.remove("attract-seed");
+      });
+    }
+  }
+
   function renderSim(status) {
     var panel = document.getElementById("sim-panel");
     if (!panel) return;
@@ -627,6 +671,7 @@
     renderSim(status);
     renderNewGame(status);
     renderExplain(status);
+    renderAttract(status);
     timerBase = Date.now();
     renderTimer();
   }
