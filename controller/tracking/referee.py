@@ -30,7 +30,7 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from controller.board import BoardMapping
-from controller.leds.patterns import GuidanceState
+from controller.leds.patterns import GuidanceState, HandGuidance
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector, Event, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
@@ -2302,7 +2302,22 @@ class Referee:
             over=position.over,
             winner=None if position.outcome is None else position.outcome.winner,
             places=places,
+            hands=self._opening_hands(steps) if position.to_move is None else {},
         )
+
+    def _opening_hands(self, steps: list[Step]) -> dict[int, HandGuidance]:
+        """Each hand's own next step in the simultaneous opening (the lights tell them apart)."""
+        game = self.game
+        hands: dict[int, HandGuidance] = {}
+        for p in game.active_players():
+            own = [s for s in steps if s.player == p]
+            if own:
+                hands[p] = HandGuidance(
+                    own[0].kind.value,
+                    [s.at for s in own if s.at is not None],
+                    game.hands[p].phase is Phase.RELAY,
+                )
+        return hands
 
     def belief(self) -> dict[str, Any]:
         """Where the referee thinks every seed physically is (strays and seeds in hand too)."""

@@ -1,0 +1,96 @@
+"""The light-following child (controller/sim/lightchild.py): what it reads from LED frames,
+and whole games it plays on the daemon's simulated board knowing nothing but the lights."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from controller.bench.child import play_game
+from controller.leds.patterns import (
+    BLUE,
+    ORANGE,
+    WHITE,
+    YELLOW,
+    GuidanceState,
+    HandGuidance,
+    Light,
+    guidance,
+    render,
+)
+from controller.rules import Place
+from controller.sim.lightchild import LightChild, Seen, read_lights
+
+PATH = (70, 70, 70)
+
+
+def frames(lights: dict[Place, Light], seconds: float = 0.6) -> list[list[tuple[int, int, int]]]:
+    """What the LED backend gets for `lights` over `seconds` at 30 frames a second."""
+    leds_of = {place: (k,) for k, place in enumerate(lights)}
+    return [render(lights, leds_of, len(lights), k / 30) for k in range(round(seconds * 30))]
+
+
+def test_colours_and_whether_they_are_steady_are_read_from_the_frames() -> None:
+    lights = {
+        Place(0, 1): Light(BLUE, "pulse", "start"),
+        Place(0, 2): Light(WHITE, "steady", "next"),
+        Place(0, 3): Light(PATH, "steady", "path"),
+        Place(1, 1): Light(YELLOW, "blink", "pick_up_again"),
+        Place(1, "store"): Light(ORANGE, "steady", "to_store"),
+    }
+    seen = read_lights(frames(lights), {place: (k,) for k, place in enumerate(lights)})
+    assert {p: (s.colour, s.steady) for p, s in seen.items()} == {
+        Place(0, 1): ("blue", False),
+        Place(0, 2): ("white", True),
+        Place(0, 3): ("white", True),
+        Place(1, 1): ("yellow", False),
+        Place(1, "store"): ("orange", True),
+    }
+    assert seen[Place(0, 3)].level < 0.5 * seen[Place(0, 2)].level  # the dim path
+
+
+def test_the_child_sows_into_the_bright_white_not_the_dim_path() -> None:
+    child = LightChild(0, random.Random(1))
+    seen = {Place(0, 2): Seen("white", True, 102), Place(0, 3): Seen("white", True, 28)}
+    assert child.decide(seen) == {"action": "drop", "hand": 0, "at": [0, 2], "n": 1}
+
+
+def test_in_the_opening_each_hand_sees_its_own_next_seed() -> None:
+    state = GuidanceState(
+        hands={0: HandGuidance("sow", [Place(1, 2)]), 1: HandGuidance("sow", [Place(0, 5)])}
+    )
+    lights = guidance(state)
+    assert lights[Place(1, 2)] == Light(BLUE, "steady", "next")
+    assert lights[Place(0, 5)] == Light(ORANGE, "steady", "next")
+    seen = {
+        p: Seen("blue" if light.color == BLUE else "orange", True, 99)
+        for p, light in lights.items()
+    }
+    rng = random.Random(1)
+    assert LightChild(0, rng).decide(seen) == {"action": "drop", "hand": 0, "at": [1, 2], "n": 1}
+    assert LightChild(1, rng).decide(seen) == {"action": "drop", "hand": 1, "at": [0, 5], "n": 1}
+
+
+def test_two_white_lights_are_a_hole_the_child_names() -> None:
+    child = LightChild(0, random.Random(1))
+    seen = {Place(0, 2): Seen("white", True, 102), Place(1, 3): Seen("white", True, 102)}
+    assert child.decide(seen) is None
+    assert child.holes == ["2 lights say 'one seed here': which one is mine?"]
+
+
+@pytest.mark.parametrize("preset", ["congkak", "congkak-opening", "kalah", "oware"])
+def test_light_following_children_play_a_whole_game_without_a_flag(
+    tmp_path: Path, preset: str
+) -> None:
+    game = play_game(preset, 0, tmp_path)
+    assert game.over, game.stall
+    assert game.stall == ""
+    assert game.flags == []
+    # What the lights had to get across, besides sowing.
+    assert game.events["capture"] > 0
+    if preset.startswith("congkak"):
+        assert game.events["relay"] > 0 and game.events["extra_turn"] > 0
+    else:
+        assert game.events["sweep"] == 1
