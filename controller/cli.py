@@ -242,6 +242,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             clients=args.clients,
             reader=args.reader,
         )
+    if args.what == "undo":
+        from controller.bench.undo import main as bench_undo
+
+        return bench_undo(games=int(given(args.games, 100)))
     if args.what == "child":
         from controller.bench.child import PRESETS
         from controller.bench.child import main as bench_child
@@ -394,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
             "fuzz",
             "damage",
             "child",
+            "undo",
         ],
         help="what to measure",
     )
@@ -441,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="openspiel: random games per rule set (1000); openings: per configuration (100; "
         "with --daemon 40); humans: games in all (96, one of each configuration); "
-        "opponent: games per match (100); child: games per preset (100)",
+        "opponent: games per match (100); child: games per preset (100); undo: moves undone (100)",
     )
     p.add_argument(
         "--preset",

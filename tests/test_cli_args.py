@@ -90,6 +90,7 @@ BENCHMARKS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["bench", "soak", "--hours", "0.5"], "controller.bench.soak", {"hours": 0.5}),
     (["bench", "soak", "--kiosk"], "controller.bench.soak", {"hours": 8.0, "kiosk": True}),
     (["bench", "child"], "controller.bench.child", {"games": 100}),
+    (["bench", "undo", "--games", "9"], "controller.bench.undo", {"games": 9}),
     (
         ["bench", "child", "--games", "3", "--preset", "oware"],
         "controller.bench.child",

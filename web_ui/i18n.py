@@ -100,6 +100,14 @@ EN: dict[str, str] = {
     "expect_capture": "Player {n}: move the seeds in {place} to your store.",
     "expect_sweep": "Move the seeds left in {place} to the store.",
     "expect_wait": "Waiting for the board…",
+    "expect_undo_take": (
+        "Taking back the last move: take seeds out of {place}, one at a time, "
+        "until its light moves on."
+    ),
+    "expect_undo_put": (
+        "Taking back the last move: put the seeds from your hand into {place} "
+        "until its light moves on."
+    ),
     "over_win": "Game over: Player {n} wins, {a} to {b}!",
     "over_draw": "Game over: a draw, {a} to {b}.",
     "timer": "Time this turn: {s} s",
@@ -370,6 +378,8 @@ JA: dict[str, str] = {
     "expect_capture": "プレイヤー{n}:{place}の種を自分のゴールに移してください。",
     "expect_sweep": "{place}に残った種をゴールに移してください。",
     "expect_wait": "盤を待っています…",
+    "expect_undo_take": "さっきの手をもどします:{place}から種を1個ずつ取ってください。光がうつるまでです。",
+    "expect_undo_put": "さっきの手をもどします:手の中の種を{place}に入れてください。光がうつるまでです。",
     "over_win": "ゲーム終了:プレイヤー{n}の勝ち({a}対{b})!",
     "over_draw": "ゲーム終了:引き分け({a}対{b})。",
     "timer": "この番の時間:{s}秒",

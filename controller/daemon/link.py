@@ -21,9 +21,11 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
                "hand": [0, 0],           # seeds believed in each hand
                "expected": [[0, 3]],     # where the next step may happen
                "expected_kind": "pickup",# pickup | sow | capture | sweep | none
+                                         # | undo (a guided undo's next places to change)
                "phase": "start",         # start | sowing | relay | capturing | sweeping | over
                                          # | blocked (a flag waits to be put right)
                                          # | waiting (the board is weighed before play starts)
+                                         # | undoing (a guided undo walks the move back)
                "history": [{"ply": 1, "player": 0, "pit": 3}],
                "record": {"variant": ..., "options": ..., "moves": [...]},  # RULES.md 5
                "turn_timer": {"limit_s": null, "elapsed_s": 3.2}},

@@ -61,6 +61,7 @@ from .records import check_records
 from .session import GameSession, SessionParts
 from .simboard import SimBoard
 from .status import Core, DaemonCore
+from .undo import UndoPath, reverse_actions
 
 # (the tests' names for the reactor's and the demo's figures)
 __all__ = ["COMMAND_BUDGET_S", "DEMO_STILL_NEW_GAME_S", "BoardLoop"]
@@ -70,6 +71,9 @@ HINT_S = 3.0
 # most, and a bouncing contact or a script of presses must not cost the loop one command each
 # (500 scripted `new_game` presses in one tick held the loop for 14 s, past the watchdog).
 BUTTON_REPEAT_S = 0.25
+# The virtual hands' pace walking an undo back: the board comes to rest between two steps, so
+# the setup weighs it and the lights show each step in turn, as a person following them sees.
+UNDO_TEMPO_S = 1.5
 WRITE_RETRY_S = 2.0  # a failed write is tried again this often (space may have been freed)
 
 
@@ -549,10 +553,34 @@ class BoardLoop:
         self.notes.add("demo: the simulated board was laid out again as the game stands")
 
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Take the last move back (the one in progress, if any), guided: the lights walk the
+        hands back through its steps (undo.py); on the simulated board the virtual hands do
+        it, or lay the board out at once when they cannot (busy, or the board is not as the
+        move left it)."""
+        guided = self._undo_hands_free()
         target = self.session.undo()
-        self._relay_sim(target)
-        self.session.enter_setup(target)
+        path: UndoPath | None = self.session.undo_path()
+        if self.simboard is not None and not (guided and path and self._sim_undo(path)):
+            self._relay_sim(target)
+            path = None
+        self.session.enter_setup(target, path=path)
         return {"moves": len(target.completed), "steps": len(self.game.steps)}
+
+    def _undo_hands_free(self) -> bool:
+        """May the virtual hands walk an undo back (not busy, nothing in a hand)?"""
+        return self.simboard is not None and self.now >= self.busy_until
+
+    def _sim_undo(self, path: UndoPath) -> bool:
+        """The virtual hands take the move back step by step; False when the simulated board
+        is not as the move left it (a mistake not put right)."""
+        simboard = self.simboard
+        assert simboard is not None
+        if not simboard.holds(path.layouts[0]):
+            return False
+        before, move = self.session.undone
+        actions = reverse_actions(self.game.rules, before, move, UNDO_TEMPO_S)
+        simboard.act(actions, self.game)
+        return True
 
     def _cmd_mode(self, args: dict[str, Any]) -> dict[str, Any]:
         mode = args.get("mode")

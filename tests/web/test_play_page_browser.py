@@ -312,3 +312,24 @@ def test_the_idle_kiosk_explains_sowing_in_turn_with_a_seed_going_round(
         expect(attract).to_be_hidden()
         expect(page.locator("#board .attract-seed")).to_have_count(0)
         page.context.close()
+
+
+def test_a_guided_undo_says_what_the_lit_place_asks(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    def undoing(color: str) -> Any:
+        def change(status: dict[str, Any]) -> None:
+            status["game"].update(expected=[[0, 3]], expected_kind="undo", phase="undoing")
+            status["leds"]["places"]["0,3"] = {"color": color, "effect": "fast_blink"}
+
+        return change
+
+    page = open_page(browser, served.url + "/", (1280, 900))
+    link.update(undoing("#cc79a7"))  # purple, too many: take seeds out
+    expect(page.locator("#expect")).to_have_text(
+        "Taking back the last move: take seeds out of Player 1, pit 4, one at a time, "
+        "until its light moves on."
+    )
+    link.update(undoing("#56b4e9"))  # sky blue, too few: put them back
+    expect(page.locator("#expect")).to_contain_text("put the seeds from your hand into")
+    page.context.close()

@@ -341,9 +341,21 @@
         return t("expect_capture", { n: n, place: where });
       case "sweep":
         return t("expect_sweep", { place: where });
+      case "undo":
+        return undoExpectation(status, places);
       default:
         return t("expect_wait");
     }
+  }
+
+  /* A guided undo: what the lit place asks (the lights' too many / too few). */
+  function undoExpectation(status, places) {
+    var lights = (status.leds && status.leds.places) || {};
+    var place = places[0];
+    if (!place) return t("expect_wait");
+    var light = lights[S.placeKey(place)];
+    var key = light && S.colorKey(light.color) === "color_pink" ? "expect_undo_take" : "expect_undo_put";
+    return t(key, { place: S.absPlaceName(place) });
   }
 
   function renderTurn(status) {
