@@ -112,6 +112,7 @@ class LedSettings:
     max_current_a: float = 2.0
     fps: int = 30
     idle_minutes: float = 5.0  # 0: never show the attract animation
+    slow_pace_s: float = 0.0  # teach mode: the next place lit only this long after a seed
 
 
 @dataclass(frozen=True)
@@ -386,6 +387,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "max_current_a": (_num(0.1, 20, unit="amps"), LedSettings.max_current_a),
         "fps": (_num(5, 60, integer=True, unit="frames per second"), LedSettings.fps),
         "idle_minutes": (_num(0, 1440, unit="minutes, 0 = never"), LedSettings.idle_minutes),
+        "slow_pace_s": (_num(0, 5, unit="seconds, 0 = at once"), LedSettings.slow_pace_s),
     },
     "web": {
         "host": (_text(empty=False, max_len=255), WebSettings.host),
@@ -616,6 +618,8 @@ brightness = 0.4            # 0 to 1
 max_current_a = 2.0         # the LED supply's budget, 0.1 to 20 A
 fps = 30                    # 5 to 60
 idle_minutes = 5            # attract animation after this long without play; 0: never
+slow_pace_s = 0             # teach mode: light the next place only this long after a seed
+                            # settled (a child's slow pace, e.g. 1.0); 0: at once
 
 [web]
 host = "127.0.0.1"          # 0.0.0.0 to serve the page to the network

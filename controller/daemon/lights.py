@@ -15,6 +15,7 @@ from controller.leds.patterns import (
     render,
 )
 from controller.rules import Phase, Place, Rules, StepFollower
+from controller.tracking.referee import Referee
 
 from .config import LedSettings
 from .health import Health
@@ -47,6 +48,8 @@ class BoardLights:
         places = session.game.mapping.places
         lights = health.lights(guidance(state), places)
         if not state.idle and session.referee is not None:
+            if teach and self._too_soon(now, session.referee, state):
+                lights = {p: v for p, v in lights.items() if v.meaning != "next"}
             if teach and state.expected_kind == "sow" and not state.flag_kind:
                 for place in lap_path(session.follower(), session.game.rules):
                     lights.setdefault(place, Light(PATH_COLOR, "steady", "path"))
@@ -63,6 +66,14 @@ class BoardLights:
             max_current_a=self.settings.max_current_a,
         )
         self.strip.show(self.pixels)
+
+    def _too_soon(self, now: float, referee: Referee, state: GuidanceState) -> bool:
+        """Teach mode's slow pace: the next seed's place is shown only `slow_pace_s` after
+        the last seed landed, so a child waits for each seed to settle before the next."""
+        pace = self.settings.slow_pace_s
+        if pace <= 0 or state.expected_kind != "sow" or not referee.steps:
+            return False
+        return now - referee.steps[-1].t < pace
 
     def places_status(self, places: list[Place]) -> dict[str, PlaceLight]:
         """Each place's light (dark where none is lit)."""

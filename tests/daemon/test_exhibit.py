@@ -66,3 +66,32 @@ def test_a_locked_button_that_does_not_exist_is_refused_by_name(tmp_path: Path) 
         make_config(tmp_path, buttons={"locked": ["mode", "reset"]})
     assert 'buttons.locked[1] = "reset" is not allowed' in str(err.value)
     assert "new_game, undo, hint, mode" in str(err.value)
+
+
+def test_teach_modes_slow_pace_lights_the_next_place_only_after_the_seed_settled(
+    tmp_path: Path,
+) -> None:
+    # (a hand that sows a seed every 1.5 s: faster, the next place is never lit in a move)
+    config = make_config(
+        tmp_path, game={"mode": "teach"}, leds={"slow_pace_s": 1.0}, sim={"seconds_per_seed": 1.5}
+    )
+    board = Board(config)
+    waits: list[float] = []
+    try:
+        board.ready()
+        loop = board.loop
+        loop.execute("sim_move", {"pit": 3})
+
+        def watch() -> bool:
+            referee = loop.referee
+            assert referee is not None
+            bright = [p for p, light in loop.lights.lights.items() if light.meaning == "next"]
+            if bright and referee.steps:
+                waits.append(loop.now - referee.steps[-1].t)
+            return loop.now > loop.busy_until and referee.phase() == "start"
+
+        board.run_until(watch, 120.0)
+    finally:
+        board.stop()
+    assert waits, "the next place was never lit"
+    assert min(waits) >= 1.0 - 1e-6, min(waits)
