@@ -176,6 +176,11 @@ def test_the_kiosk_shows_the_board_one_line_and_the_active_problem_only(
         inside_first_screen(page, "#board svg")
         inside_first_screen(page, "#flags .flag.active")
         expect(page.locator("#flags .flag")).to_have_count(1)  # no history of fixed ones
+        link.command("sim_mistake", {"kind": "wrong_pit"})  # a second one to put right
+        expect(page.locator("#flags .flag.active")).to_have_attribute(
+            "data-kind", "wrong_pit"
+        )  # the newest only
+        expect(page.locator("#flags .flag")).to_have_count(1)
         for absent in ("nav", "#sim-panel", "button.mistake", "a[href='/admin']", "#history"):
             expect(page.locator(absent)).to_have_count(0)
         line = page.locator(".kiosk-line")

@@ -447,6 +447,8 @@
     var mover = status.game.position.to_move;
     var newest = status.flags.slice().sort(function (x, y) { return y.id - x.id; });
     var active = newest.filter(function (f) { return f.active; });
+    // The kiosk says one thing at a time: the newest problem to put right.
+    if (document.body.dataset.page === "kiosk") active = active.slice(0, 1);
     var fixed = newest.filter(function (f) { return !f.active; });
     list.textContent = "";
     active.forEach(function (flag) { list.appendChild(flagItem(flag, mover)); });
