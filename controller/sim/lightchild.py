@@ -12,7 +12,7 @@ it has been told is only what the lights mean (controller/leds/patterns.py):
 - my store steady in my colour and pits blinking in my colour: move those seeds into my
   store, one pit at a time.
 
-It remembers only where it put its last seed. After each action it waits until the lights
+It remembers only where it put its last seed, until the lights move on from there. After each action it waits until the lights
 change (a real child waits for the light to move). A step it cannot read from the lights
 alone is a hole in the guidance: it then does nothing, and the game stalls (the bench counts
 it). Two bright white lights at once were such a hole in the simultaneous congkak opening
@@ -108,6 +108,7 @@ class LightChild:
 
     def decide(self, seen: Mapping[Place, Seen]) -> dict[str, Any] | None:
         """The one action the lights ask of this child now (sim_actions JSON), or None."""
+        self._forget(seen)
         action = self._relay(seen) or self._to_store(seen) or self._sow(seen)
         action = action or self._start(seen)
         if action is not None and action["action"] == "drop":
@@ -131,6 +132,17 @@ class LightChild:
             self.holes.append(f"{len(targets)} lights say 'one seed here': which one is mine?")
             return None
         return self._act("drop", at=targets[0], n=1) if targets else None
+
+    def _forget(self, seen: Mapping[Place, Seen]) -> None:
+        """Where it put its last seed matters only until the lights move on from there: a
+        yellow light there later is the other hand's (both hands' seeds may fall in one pit
+        in the simultaneous opening)."""
+        if self.last_drop is None:
+            return
+        light = seen.get(self.last_drop)
+        waiting = light is not None and light.steady and light.colour in ("white", self.mine)
+        if not waiting and (light is None or light.colour != "yellow"):
+            self.last_drop = None
 
     def _relay(self, seen: Mapping[Place, Seen]) -> dict[str, Any] | None:
         light = seen.get(self.last_drop) if self.last_drop is not None else None

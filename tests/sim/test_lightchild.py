@@ -94,3 +94,25 @@ def test_light_following_children_play_a_whole_game_without_a_flag(
         assert game.events["relay"] > 0 and game.events["extra_turn"] > 0
     else:
         assert game.events["sweep"] == 1
+
+
+def test_a_yellow_light_where_the_other_hand_sowed_last_is_not_this_childs_relay() -> None:
+    """Both hands' seeds may fall in one pit in the simultaneous opening (bench child found
+    it: both children grabbed there, and the game stalled)."""
+    child = LightChild(0, random.Random(1))
+    pit = Place(1, 2)
+    assert child.decide({pit: Seen("blue", True, 99)}) == {
+        "action": "drop",
+        "hand": 0,
+        "at": [1, 2],
+        "n": 1,
+    }
+    assert child.decide({pit: Seen("orange", True, 99)}) is None  # now the other hand's seed
+    assert child.decide({pit: Seen("yellow", False, 99)}) is None  # its relay, not mine
+    mine = LightChild(1, random.Random(1))
+    mine.decide({pit: Seen("orange", True, 99)})
+    assert mine.decide({pit: Seen("yellow", False, 99)}) == {
+        "action": "grab",
+        "hand": 1,
+        "at": [1, 2],
+    }
