@@ -4,7 +4,8 @@ On the daemon's own loop (virtual hands, congkak 7, kalah and oware in turn), a 
 move is played, undone (the virtual hands walk it back as the lights guide, controller/daemon/
 undo.py) and played on afresh, until N moves were undone. Each undo counts as exact when the
 referee starts again on the position before the move and its belief equals the simulated
-board's truth (pits, stores and hands), with no board_mismatch flag on the way.
+board's truth (pits, stores and hands), with no board_mismatch flag on the way, and the
+virtual hands walked it back (not laid the board out at once).
 
 Progress on stderr, the last line one JSON object.
 """
@@ -79,6 +80,9 @@ def run_variant(
             loop.execute("sim_move", {"pit": rng.choice(pits)})
             loop.run_until(lambda: settled(loop), SETTLE_S)
             loop.execute("undo", {})
+            setup = loop.session.setup
+            if setup is None or setup.path is None:  # laid out at once, not walked back
+                failures.append(f"{variant} move {k + 1}: the undo was not guided")
             loop.run_until(lambda: settled(loop), SETTLE_S)
             loop.run_until(lambda: False, 0.1)  # (one more tick publishes)
             why = exact(loop, before)
