@@ -90,15 +90,19 @@ def summary(seen: dict[Place, Seen]) -> dict[Place, tuple[str, bool]]:
     return {p: (s.colour, s.steady) for p, s in seen.items()}
 
 
-def play_game(preset: str, seed: int, data_dir: Path) -> ChildGame:
+def play_game(preset: str, seed: int, data_dir: Path, mode: str = "play") -> ChildGame:
+    """One game of two children; `mode` teach adds the dim path and the slow pace."""
     variant, game_options = PRESETS[preset]
+    leds: dict[str, Any] = {"idle_minutes": 0}
+    if mode == "teach":
+        leds["slow_pace_s"] = 1.0
     config = parse_config(
         {
-            "game": {"variant": variant, "options": game_options},
+            "game": {"variant": variant, "options": game_options, "mode": mode},
             "data": {"dir": str(data_dir)},
             "hardware": {"sim": {"random_seed": seed}},
             "recorder": {"on_flag": False},
-            "leds": {"idle_minutes": 0},
+            "leds": leds,
         },
         data_dir / "config.toml",
     )

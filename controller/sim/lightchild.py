@@ -54,7 +54,7 @@ PALETTE: dict[str, RGB] = {
 PLAYER_COLOURS = ("blue", "orange")
 DARK = 6  # a channel level below this is an LED that is off
 STEADY = 0.9  # darkest / brightest over the window: a steady light
-DIM = 0.5  # a white light under half the brightest white is the dim path
+DIM = 0.5  # a white light under half the brightest light is the dim path
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class LightChild:
 
     def _sow(self, seen: Mapping[Place, Seen]) -> dict[str, Any] | None:
         whites = {p: s for p, s in seen.items() if s.colour == "white" and s.steady}
-        top = max((s.level for s in whites.values()), default=0)
+        top = max((s.level for s in seen.values()), default=0)  # (dim beside every light)
         targets = [p for p, s in whites.items() if s.level >= DIM * top]
         targets += [p for p, s in seen.items() if s.colour == self.mine and s.steady]
         if len(targets) > 1:

@@ -116,3 +116,22 @@ def test_a_yellow_light_where_the_other_hand_sowed_last_is_not_this_childs_relay
         "hand": 1,
         "at": [1, 2],
     }
+
+
+def test_in_teach_mode_the_dim_path_and_the_slow_pace_do_not_mislead_the_children(
+    tmp_path: Path,
+) -> None:
+    game = play_game("kalah", 3, tmp_path, mode="teach")
+    assert game.good, (game.stall, game.flags)
+
+
+def test_teach_modes_dim_path_beside_an_openings_coloured_target_is_no_target() -> None:
+    """In the opening the next seed's place is in the hand's colour: the dim path is then the
+    only white on the board, and still no place to sow (bench child in teach mode)."""
+    child = LightChild(0, random.Random(1))
+    seen = {
+        Place(0, 4): Seen("blue", True, 71),
+        Place(0, 5): Seen("white", True, 28),
+        Place(0, 6): Seen("white", True, 28),
+    }
+    assert child.decide(seen) == {"action": "drop", "hand": 0, "at": [0, 4], "n": 1}
