@@ -41,6 +41,9 @@ LOOK_S = 0.6  # how long a child looks at the lights before acting (a pulse's ha
 CHANGE_S = 6.0  # the lights must change this soon after an action
 STALL_LOOKS = 10  # looks in a row without anything to do: the game stalls
 MAX_ACTIONS = 5000
+# Both hands acting in one frame (the first version) made the referee credit a seed of one hand
+# to the other in the simultaneous opening, with no flag, and the game stalled (issue 15 notes).
+HANDS_APART_S = 0.15
 
 
 @dataclass
@@ -134,7 +137,10 @@ def _play(
         if loop.follower().over:
             result.over = True
             return
-        acts = [a for a in (c.decide(seen) for c in children) if a is not None]
+        world = loop.sim.world if loop.sim is not None else None
+        assert world is not None
+        held = world.truth()["hand"]
+        acts = [a for a in (c.decide(seen, held[c.player]) for c in children) if a is not None]
         if not acts:
             idle_looks += 1
             if idle_looks >= STALL_LOOKS:
@@ -144,7 +150,9 @@ def _play(
             continue
         idle_looks = 0
         before = summary(seen)
-        loop.execute("sim_actions", {"actions": [dict(a, t=0.05) for a in acts]})
+        # Two children never act in the same instant: the second a moment after the first.
+        timed = [dict(a, t=0.05 + HANDS_APART_S * k) for k, a in enumerate(acts)]
+        loop.execute("sim_actions", {"actions": timed})
         result.actions += len(acts)
         _count_events(loop, result)
         if not loop.run_until(changed(strip, loop, before), CHANGE_S):

@@ -103,8 +103,14 @@ def guidance(state: GuidanceState) -> dict[Place, Light]:
     if state.hands:
         for player, hand in sorted(state.hands.items()):
             # Both hands sow at once: each hand's next seed is lit in its own colour, or two
-            # white lights would not say whose is which.
-            lights.update(_step_lights(hand.kind, hand.places, hand.relay, player, own=True))
+            # white lights would not say whose is which; a place both hands' next seeds go to
+            # is white (one seed each), as one light cannot show two colours.
+            for place, light in _step_lights(
+                hand.kind, hand.places, hand.relay, player, own=True
+            ).items():
+                known = lights.get(place)
+                both = known is not None and known.meaning == light.meaning == "next"
+                lights[place] = Light(WHITE, "steady", "next") if both else light
         return lights
     player = state.to_move if state.to_move is not None else 0
     if state.expected_kind in ("capture", "sweep"):

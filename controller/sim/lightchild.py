@@ -7,7 +7,8 @@ it has been told is only what the lights mean (controller/leds/patterns.py):
 - a pit glowing and changing in my colour (blue: player 1, orange: player 2) while my store
   is not steady: I may start here: pick up all its seeds;
 - a steady bright white light, or (when both hands sow at once) a steady light in my colour:
-  put one seed here (a dim white one is only the path);
+  put one seed here, when I hold seeds (a dim white one is only the path; in the opening a
+  white light is where both hands' next seeds go, one each);
 - a blinking yellow light where I just put my seed: pick up all the seeds here again;
 - my store steady in my colour and pits blinking in my colour: move those seeds into my
   store, one pit at a time.
@@ -106,11 +107,15 @@ class LightChild:
         self.holes: list[str] = []  # what the lights left it unable to read
         self.last_drop: Place | None = None  # where it put its last seed
 
-    def decide(self, seen: Mapping[Place, Seen]) -> dict[str, Any] | None:
-        """The one action the lights ask of this child now (sim_actions JSON), or None."""
+    def decide(self, seen: Mapping[Place, Seen], holding: int) -> dict[str, Any] | None:
+        """The one action the lights ask of this child now (sim_actions JSON), or None.
+        `holding`: the seeds in its hand (a child feels them)."""
         self._forget(seen)
-        action = self._relay(seen) or self._to_store(seen) or self._sow(seen)
-        action = action or self._start(seen)
+        action = self._to_store(seen)
+        if holding:
+            action = action or self._sow(seen)
+        else:
+            action = action or self._relay(seen) or self._start(seen)
         if action is not None and action["action"] == "drop":
             self.last_drop = Place.from_json(action["at"])
         elif action is not None:

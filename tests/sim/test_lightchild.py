@@ -54,7 +54,7 @@ def test_colours_and_whether_they_are_steady_are_read_from_the_frames() -> None:
 def test_the_child_sows_into_the_bright_white_not_the_dim_path() -> None:
     child = LightChild(0, random.Random(1))
     seen = {Place(0, 2): Seen("white", True, 102), Place(0, 3): Seen("white", True, 28)}
-    assert child.decide(seen) == {"action": "drop", "hand": 0, "at": [0, 2], "n": 1}
+    assert child.decide(seen, 3) == {"action": "drop", "hand": 0, "at": [0, 2], "n": 1}
 
 
 def test_in_the_opening_each_hand_sees_its_own_next_seed() -> None:
@@ -69,14 +69,28 @@ def test_in_the_opening_each_hand_sees_its_own_next_seed() -> None:
         for p, light in lights.items()
     }
     rng = random.Random(1)
-    assert LightChild(0, rng).decide(seen) == {"action": "drop", "hand": 0, "at": [1, 2], "n": 1}
-    assert LightChild(1, rng).decide(seen) == {"action": "drop", "hand": 1, "at": [0, 5], "n": 1}
+    assert LightChild(0, rng).decide(seen, 2) == {"action": "drop", "hand": 0, "at": [1, 2], "n": 1}
+    assert LightChild(1, rng).decide(seen, 5) == {"action": "drop", "hand": 1, "at": [0, 5], "n": 1}
+
+
+def test_where_both_hands_next_seeds_go_the_opening_lights_white_one_seed_each() -> None:
+    """One light cannot show two colours: bench child found a hand waiting for its colour at
+    a place lit in the other's, while the other's seed there was taken for its own."""
+    state = GuidanceState(
+        hands={0: HandGuidance("sow", [Place(1, 0)]), 1: HandGuidance("sow", [Place(1, 0)])}
+    )
+    assert guidance(state)[Place(1, 0)] == Light(WHITE, "steady", "next")
+    seen = {Place(1, 0): Seen("white", True, 102)}
+    for player in (0, 1):
+        action = LightChild(player, random.Random(1)).decide(seen, 3)
+        assert action == {"action": "drop", "hand": player, "at": [1, 0], "n": 1}
+    assert LightChild(0, random.Random(1)).decide(seen, 0) is None  # an empty hand sows nothing
 
 
 def test_two_white_lights_are_a_hole_the_child_names() -> None:
     child = LightChild(0, random.Random(1))
     seen = {Place(0, 2): Seen("white", True, 102), Place(1, 3): Seen("white", True, 102)}
-    assert child.decide(seen) is None
+    assert child.decide(seen, 4) is None
     assert child.holes == ["2 lights say 'one seed here': which one is mine?"]
 
 
@@ -101,17 +115,17 @@ def test_a_yellow_light_where_the_other_hand_sowed_last_is_not_this_childs_relay
     it: both children grabbed there, and the game stalled)."""
     child = LightChild(0, random.Random(1))
     pit = Place(1, 2)
-    assert child.decide({pit: Seen("blue", True, 99)}) == {
+    assert child.decide({pit: Seen("blue", True, 99)}, 1) == {
         "action": "drop",
         "hand": 0,
         "at": [1, 2],
         "n": 1,
     }
-    assert child.decide({pit: Seen("orange", True, 99)}) is None  # now the other hand's seed
-    assert child.decide({pit: Seen("yellow", False, 99)}) is None  # its relay, not mine
+    assert child.decide({pit: Seen("orange", True, 99)}, 0) is None  # the other hand's seed
+    assert child.decide({pit: Seen("yellow", False, 99)}, 0) is None  # its relay, not mine
     mine = LightChild(1, random.Random(1))
-    mine.decide({pit: Seen("orange", True, 99)})
-    assert mine.decide({pit: Seen("yellow", False, 99)}) == {
+    mine.decide({pit: Seen("orange", True, 99)}, 1)
+    assert mine.decide({pit: Seen("yellow", False, 99)}, 0) == {
         "action": "grab",
         "hand": 1,
         "at": [1, 2],
@@ -134,4 +148,4 @@ def test_teach_modes_dim_path_beside_an_openings_coloured_target_is_no_target() 
         Place(0, 5): Seen("white", True, 28),
         Place(0, 6): Seen("white", True, 28),
     }
-    assert child.decide(seen) == {"action": "drop", "hand": 0, "at": [0, 4], "n": 1}
+    assert child.decide(seen, 6) == {"action": "drop", "hand": 0, "at": [0, 4], "n": 1}
