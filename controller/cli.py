@@ -290,6 +290,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
             clients=args.clients,
             reader=args.reader,
         )
+    if args.what == "undo":
+        from controller.bench.undo import main as bench_undo
+
+        return bench_undo(games=int(given(args.games, 100)))
+    if args.what == "child":
+        from controller.bench.child import PRESETS
+        from controller.bench.child import main as bench_child
+
+        presets = tuple(PRESETS) if args.preset is None else (args.preset,)
+        return bench_child(games=int(given(args.games, 100)), presets=presets)
     if args.what == "openings" and args.daemon:
         from controller.bench.daemon_openings import main as bench_daemon_openings
 
@@ -310,7 +320,7 @@ def _bench_daemon(args: argparse.Namespace) -> int:
     if args.what == "soak":
         from controller.bench.soak import main as bench_soak
 
-        return bench_soak(hours=args.hours)
+        return bench_soak(hours=args.hours, kiosk=args.kiosk)
     if args.what == "fuzz":
         from controller.bench.fuzz import main as bench_fuzz
 
@@ -490,6 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
             "fuzz",
             "damage",
             "hall",
+            "child",
+            "undo",
         ],
         help="what to measure",
     )
@@ -544,7 +556,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="openspiel: random games per rule set (1000); openings: per configuration (100; "
         "with --daemon 40); humans: games in all (96, one of each configuration); "
-        "opponent: games per match (100)",
+        "opponent: games per match (100); child: games per preset (100); undo: moves undone (100)",
+    )
+    p.add_argument(
+        "--preset",
+        choices=["congkak", "congkak-opening", "kalah", "oware"],
+        help="child: only this preset (default: all four)",
     )
     p.add_argument(
         "--profile",
@@ -567,6 +584,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=number_in(0, 48, low_open=True, unit="simulated hours"),
         default=8.0,
         help="soak: simulated hours of demo at speed 50 (8)",
+    )
+    p.add_argument(
+        "--kiosk",
+        action="store_true",
+        help="soak: set the daemon up as a museum exhibit and load its kiosk page each sample",
     )
     p.add_argument(
         "--requests",

@@ -223,6 +223,20 @@ def hint() -> Response:
     return run_command("hint", validate.hint_args(read_body()))
 
 
+@bp.post("/new_game")
+def player_new_game() -> Response:
+    """The players' "New game" button: this game's rules again, from the start layout (the
+    board is weighed first). Off on an exhibit that says so ([web] new_game_button = false)."""
+    body = read_body()
+    if not current_app.config["PLAYER_NEW_GAME"]:
+        raise ApiError(
+            403,
+            "new games from the page are off on this board ([web] new_game_button = false)",
+            "command",
+        )
+    return run_command("new_game", validate.player_new_game_args(body))
+
+
 @bp.post("/sim/move")
 def sim_move() -> Response:
     body = read_body()

@@ -37,6 +37,9 @@ DEFAULTS: dict[str, Any] = {
     "PIN_LOCKOUT_S": 60.0,
     "PIN_FAIL_DELAY_S": 0.5,
     "MAX_CONTENT_LENGTH": 256 * 1024,
+    "PLAYER_NEW_GAME": True,  # players may start a new game from the page ([web] new_game_button)
+    "KIOSK": False,  # /kiosk is the only page ([web] kiosk)
+    "RULE_OPTIONS": {},  # variant -> its option fields for the admin's new-game form (run.py)
 }
 
 STREAM_RETRY_AFTER_S = 30

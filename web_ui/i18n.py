@@ -75,6 +75,8 @@ EN: dict[str, str] = {
     "color_purple": "purple",
     "color_pink": "pink",
     "color_white": "white",
+    "color_dim_white": "dim white",
+    "legend_path": "the path the seeds in the hand will take",
     # turn and expectations
     "turn": "Player {n}'s turn",
     "turn_bottom": "(bottom row)",
@@ -98,6 +100,14 @@ EN: dict[str, str] = {
     "expect_capture": "Player {n}: move the seeds in {place} to your store.",
     "expect_sweep": "Move the seeds left in {place} to the store.",
     "expect_wait": "Waiting for the board…",
+    "expect_undo_take": (
+        "Taking back the last move: take seeds out of {place}, one at a time, "
+        "until its light moves on."
+    ),
+    "expect_undo_put": (
+        "Taking back the last move: put the seeds from your hand into {place} "
+        "until its light moves on."
+    ),
     "over_win": "Game over: Player {n} wins, {a} to {b}!",
     "over_draw": "Game over: a draw, {a} to {b}.",
     "timer": "Time this turn: {s} s",
@@ -116,8 +126,45 @@ EN: dict[str, str] = {
     "hint_pit": "Hint: pit {n}",
     "match_round": "Match, round {round}: rounds won Player 1 {a}, Player 2 {b}",
     "match_over": "The match is over after round {round}: rounds won Player 1 {a}, Player 2 {b}",
+    # teach mode: each rule event in one sentence
+    "explain_relay": (
+        "Player {n}: the last seed fell into a pit with seeds. "
+        "Pick them all up again and keep sowing."
+    ),
+    "explain_capture_opposite": (
+        "Player {n} captures: the last seed fell into their own empty pit, "
+        "so it and the seeds opposite go to their store."
+    ),
+    "explain_capture_counts": (
+        "Player {n} captures: the last seed made 2 or 3 in the other row, "
+        "so those seeds go to their store."
+    ),
+    "explain_extra_turn": "Player {n}'s last seed fell into their own store: Player {n} plays again.",
+    "explain_pass": "Player {n} has no seeds to play and passes.",
+    "explain_sweep": "The game is over: the seeds left in the pits go to the stores.",
+    "explain_must_feed": "Player {m} has no seeds: Player {n} must play a pit that gives them some.",
+    "explain_grand_slam": (
+        "Player {n}'s move would take all of Player {m}'s seeds (a grand slam), so it takes none."
+    ),
+    # the kiosk's attract loop while nobody plays
+    "attract_1": "Come and play! Pick up all the seeds from one pit on your side.",
+    "attract_2": "Drop one seed into each pit as you go round: the white light shows where.",
+    "attract_3": "The pits you may start from glow in your colour. Touch the seeds to begin!",
     # flags
     "flags_heading": "Problems",
+    "flag_by": "Player {n}: {text}",
+    "flags_fixed_summary": "Fixed problems ({n})",
+    "new_game_button": "New game",
+    "new_game_confirm": "Click again to start a new game",
+    "sim_wait_over": "The game is over: start a new game to make mistakes again.",
+    "sim_wait_opening": "In the opening both hands play at once: mistakes come after it.",
+    "sim_wait_busy": "Wait until the move is done.",
+    "record_numbering": (
+        "On this page pits count from 1. In the record file they count from 0 "
+        "(pit 1 here is 0 there), as `sowboard replay` reads them."
+    ),
+    "error_status": "The board said no ({status}).",
+    "error_field_command": "This cannot be done right now.",
     "flags_none": "No problems. Well done!",
     "flag_fixed": "fixed",
     "flag_active": "to fix",
@@ -274,7 +321,9 @@ EN: dict[str, str] = {
     "logged_out": "Not logged in.",
     "new_game_heading": "New game",
     "new_game_variant": "Rules",
-    "new_game_options": "Options (JSON, may be empty)",
+    "new_game_options_help": "The rules' own options are set; change only what you want different.",
+    "error_whole_number": "a whole number is needed",
+    "error_whole_numbers": "whole numbers separated by commas are needed",
     "new_game_start": "Start a new game",
     "new_game_opponent": "The computer plays",
     "opponent_none": "nobody (two people play)",
@@ -319,13 +368,13 @@ JA: dict[str, str] = {
     # places
     "player": "プレイヤー{n}",
     "pit_short": "穴{n}",
-    "store_short": "ストア",
+    "store_short": "ゴール",
     "place_own_pit": "穴{n}",
     "place_other_pit": "プレイヤー{p}の穴{n}",
-    "place_own_store": "自分のストア",
-    "place_other_store": "プレイヤー{p}のストア",
+    "place_own_store": "自分のゴール",
+    "place_other_store": "プレイヤー{p}のゴール",
     "place_pit_of": "プレイヤー{p}・穴{n}",
-    "place_store_of": "プレイヤー{p}・ストア",
+    "place_store_of": "プレイヤー{p}・ゴール",
     "place_unknown": "盤のどこか",
     "list_sep": "、",
     "list_sep_places": "、",
@@ -356,6 +405,8 @@ JA: dict[str, str] = {
     "color_purple": "紫",
     "color_pink": "ピンク",
     "color_white": "白",
+    "color_dim_white": "うすい白",
+    "legend_path": "手の中の種がこれから入る道",
     # turn and expectations
     "turn": "プレイヤー{n}の番です",
     "turn_bottom": "(下の列)",
@@ -374,9 +425,11 @@ JA: dict[str, str] = {
         "{place}の種を全部取って、続けて配ってください。"
     ),
     "expect_sow": "プレイヤー{n}:{place}に種を1個入れてください。",
-    "expect_capture": "プレイヤー{n}:{place}の種を自分のストアに移してください。",
-    "expect_sweep": "{place}に残った種をストアに移してください。",
+    "expect_capture": "プレイヤー{n}:{place}の種を自分のゴールに移してください。",
+    "expect_sweep": "{place}に残った種をゴールに移してください。",
     "expect_wait": "盤を待っています…",
+    "expect_undo_take": "さっきの手をもどします:{place}から種を1個ずつ取ってください。光がうつるまでです。",
+    "expect_undo_put": "さっきの手をもどします:手の中の種を{place}に入れてください。光がうつるまでです。",
     "over_win": "ゲーム終了:プレイヤー{n}の勝ち({a}対{b})!",
     "over_draw": "ゲーム終了:引き分け({a}対{b})。",
     "timer": "この番の時間:{s}秒",
@@ -393,8 +446,44 @@ JA: dict[str, str] = {
     "hint_pit": "ヒント:穴{n}",
     "match_round": "ハンディ戦 第{round}ラウンド:勝ったラウンド プレイヤー1 {a}、プレイヤー2 {b}",
     "match_over": "ハンディ戦は第{round}ラウンドで終わりました:勝ったラウンド プレイヤー1 {a}、プレイヤー2 {b}",
+    # teach mode: each rule event in one sentence
+    "explain_relay": (
+        "プレイヤー{n}:さいごの種が種のある穴に入りました。その穴の種をぜんぶ取って、またまきましょう。"
+    ),
+    "explain_capture_opposite": (
+        "プレイヤー{n}がとりました:さいごの種が自分の空の穴に入ったので、"
+        "その種と向かいの種が自分のゴールに入ります。"
+    ),
+    "explain_capture_counts": (
+        "プレイヤー{n}がとりました:さいごの種で相手の穴が2個か3個になったので、"
+        "その種が自分のゴールに入ります。"
+    ),
+    "explain_extra_turn": "プレイヤー{n}のさいごの種が自分のゴールに入りました。もう一回プレイヤー{n}の番です。",
+    "explain_pass": "プレイヤー{n}はまく種がないので、パスします。",
+    "explain_sweep": "ゲームがおわりました。穴にのこった種はゴールに入ります。",
+    "explain_must_feed": "プレイヤー{m}の種がありません。プレイヤー{n}は、相手に種がとどく穴をえらんでください。",
+    "explain_grand_slam": (
+        "プレイヤー{n}の手でプレイヤー{m}の種がぜんぶなくなってしまうので(グランドスラム)、何もとれません。"
+    ),
+    # the kiosk's attract loop while nobody plays
+    "attract_1": "あそんでみよう!自分の側の穴を1つえらんで、種をぜんぶ取ります。",
+    "attract_2": "まわりながら、穴に種を1個ずつ入れます。白い光が入れる場所です。",
+    "attract_3": "はじめられる穴は自分の色で光ります。種にさわってはじめよう!",
     # flags
     "flags_heading": "問題",
+    "flag_by": "プレイヤー{n}:{text}",
+    "flags_fixed_summary": "なおした問題({n})",
+    "new_game_button": "あたらしいゲーム",
+    "new_game_confirm": "もう一度おすと、あたらしいゲームになります",
+    "sim_wait_over": "ゲームはおわりました。あたらしいゲームをはじめると、またまちがえられます。",
+    "sim_wait_opening": "さいしょは二人いっしょにうちます。まちがいはそのあとでできます。",
+    "sim_wait_busy": "手がおわるまでまってください。",
+    "record_numbering": (
+        "このページでは穴を1から数えます。記録のファイルでは0から数えます"
+        "(ここの穴1は、ファイルでは0です)。"
+    ),
+    "error_status": "盤にことわられました({status})。",
+    "error_field_command": "いまはできません。",
     "flags_none": "問題はありません。よくできました!",
     "flag_fixed": "解決",
     "flag_active": "直してください",
@@ -402,7 +491,7 @@ JA: dict[str, str] = {
     "flag_not_all_lifted": "{at}に種が残っています。全部取ってください。",
     "flag_wrong_pit": "種が{at}に入りました。入れるのは{expected}です。取り戻してください。",
     "flag_extra_seed": "{at}に種が2個以上入りました。余分な種を取り戻して、1個ずつ入れてください。",
-    "flag_opponent_store": "種が{at}に入りました。相手のストアには入れません。取り戻してください。",
+    "flag_opponent_store": "種が{at}に入りました。相手のゴールには入れません。取り戻してください。",
     "flag_seed_lost": (
         "種が1個なくなりました。盤から落ちたかもしれません。見つけて{expected}に入れてください。"
     ),
@@ -419,7 +508,7 @@ JA: dict[str, str] = {
     "history_heading": "これまでの手",
     "history_none": "まだ手はありません。",
     "history_item": "プレイヤー{p}が穴{n}を選びました",
-    "record_download": "棋譜をダウンロード(JSON)",
+    "record_download": "ゲームの記録をダウンロード(JSON)",
     "game_heading": "ゲーム",
     "variant_label": "ルール",
     "variant_congkak": "チョンカ",
@@ -435,9 +524,9 @@ JA: dict[str, str] = {
     "value_none": "なし",
     "opt_pits": "1列の穴の数",
     "opt_seeds": "はじめに1つの穴に入れる種",
-    "opt_sow_own_store": "自分のストアにも種を入れる",
+    "opt_sow_own_store": "自分のゴールにも種を入れる",
     "opt_laps": "周回",
-    "opt_extra_turn": "最後の種が自分のストアに入るともう1回",
+    "opt_extra_turn": "最後の種が自分のゴールに入るともう1回",
     "opt_capture": "種の取り方",
     "opt_capture_requires_opposite": "向かいの穴に種があるときだけ取れる",
     "opt_capture_counts": "取れる種の数",
@@ -447,7 +536,7 @@ JA: dict[str, str] = {
     "opt_no_move": "種がないとき",
     "opt_end": "ゲームの終わり方",
     "opt_end_sweep": "最後に残った種の行き先",
-    "opt_cycle": "同じ局面のくり返し",
+    "opt_cycle": "同じ形のくり返し",
     "opt_simultaneous_opening": "最初の手を二人同時に打つ",
     "opt_opening_next": "同時スタートの後に先に打つ人",
     "opt_handicap_rounds": "ハンデ付きのラウンド",
@@ -473,7 +562,7 @@ JA: dict[str, str] = {
     "optval_slower": "遅かったプレイヤー",
     "optval_faster": "速かったプレイヤー",
     "optval_keep": "そのまま",
-    "optval_burn": "閉じる(種はストアへ)",
+    "optval_burn": "閉じる(種はゴールへ)",
     # the simulated board
     "sim_heading": "シミュレーションの盤で遊ぶ",
     "sim_help": (
@@ -486,14 +575,14 @@ JA: dict[str, str] = {
     "mistake_not_all_lifted": "種を取り残す",
     "mistake_wrong_pit": "違う穴に入れる",
     "mistake_extra_seed": "2個いっしょに入れる",
-    "mistake_opponent_store": "相手のストアに入れる",
+    "mistake_opponent_store": "相手のゴールに入れる",
     "mistake_seed_lost": "種を盤の外に落とす",
     "mistake_foreign_seed": "外から種を足す",
     "error_refused": "盤に断られました:{error}",
     "error_network": "盤に届きませんでした。",
     # sensors
     "sensors_heading": "センサー",
-    "sensors_help": "穴とストアの下にある重さのセンサーが種を量ります。",
+    "sensors_help": "穴とゴールの下にある重さのセンサーが種を量ります。",
     "sensors_board": "盤:{name}、セル{cells}個",
     "sensors_idle": "使っていないセル:{cells}",
     "col_cell": "セル",
@@ -547,7 +636,9 @@ JA: dict[str, str] = {
     "logged_out": "ログインしていません。",
     "new_game_heading": "新しいゲーム",
     "new_game_variant": "ルール",
-    "new_game_options": "オプション(JSON・空でもよい)",
+    "new_game_options_help": "ルールのふつうの設定が入っています。変えたいところだけ変えてください。",
+    "error_whole_number": "整数を入れてください",
+    "error_whole_numbers": "整数をカンマで区切って入れてください",
     "new_game_start": "新しいゲームを始める",
     "new_game_opponent": "コンピューターの担当",
     "opponent_none": "なし(二人で対戦)",

@@ -197,6 +197,12 @@ def hint_args(body: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def player_new_game_args(body: dict[str, Any]) -> dict[str, Any]:
+    """A player's new game is this game's rules again: nothing to choose (the admin chooses)."""
+    only_fields(body, ())
+    return {}
+
+
 def undo_args(body: dict[str, Any]) -> dict[str, Any]:
     only_fields(body, ())
     return {}

@@ -124,6 +124,7 @@ class LedSettings:
     max_current_a: float = 2.0
     fps: int = 30
     idle_minutes: float = 5.0  # 0: never show the attract animation
+    slow_pace_s: float = 0.0  # teach mode: the next place lit only this long after a seed
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,8 @@ class WebSettings:
     admin_pin: str | None = None
     max_streams: int = 12
     allowed_hosts: tuple[str, ...] = ()  # names besides the built-in ones (`host_names`)
+    new_game_button: bool = True  # players may start a new game from the page
+    kiosk: bool = False  # the exhibit's page (/kiosk) is the only page
 
     def host_names(self) -> tuple[str, ...]:
         """The names a request may ask for in its Host header (IP addresses always may):
@@ -157,6 +160,7 @@ class RecorderSettings:
 @dataclass(frozen=True)
 class ButtonSettings:
     enabled: bool = False
+    locked: tuple[str, ...] = ()  # buttons that do nothing (an exhibit locks `mode`)
     pins: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
 
 
@@ -181,6 +185,7 @@ class Config:
     mqtt: MqttSettings = field(default_factory=MqttSettings)
     opponent: Opponent | None = None  # the computer player of a new game (opponent.py)
     match: bool = False  # a new game is the first round of a match (match.py)
+    abandon_minutes: float = 0.0  # a half-played game left this long is ended; 0: never
 
     @property
     def where(self) -> str:
@@ -352,6 +357,20 @@ def _is_host(name: str) -> bool:
     return True
 
 
+def _names(known: tuple[str, ...]) -> Check:
+    allowed = f"a list of names from {', '.join(known)}"
+
+    def check(key: str, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise _Bad(f"{key} = {_show(value)} is not allowed, allowed: {allowed}")
+        for k, name in enumerate(value):
+            if name not in known:
+                raise _Bad(f"{key}[{k}] = {_show(name)} is not allowed, allowed: {allowed}")
+        return tuple(dict.fromkeys(value))
+
+    return check
+
+
 def _table() -> Check:
     def check(key: str, value: Any) -> Any:
         if not isinstance(value, dict):
@@ -384,6 +403,8 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "mode": (_choice(*MODES), "play"),
         "opponent": (_opponent(), None),  # none: two people play
         "match": (_bool(), False),
+        # a game left half-played this long is ended (the board is set out again); 0: never
+        "abandon_minutes": (_num(0, 1440, unit="minutes, 0 = never"), 0.0),
     },
     "hardware": {"source": (_choice(*SOURCES), "sim")},
     "hardware.sim": {
@@ -416,6 +437,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "max_current_a": (_num(0.1, 20, unit="amps"), LedSettings.max_current_a),
         "fps": (_num(5, 60, integer=True, unit="frames per second"), LedSettings.fps),
         "idle_minutes": (_num(0, 1440, unit="minutes, 0 = never"), LedSettings.idle_minutes),
+        "slow_pace_s": (_num(0, 5, unit="seconds, 0 = at once"), LedSettings.slow_pace_s),
     },
     "web": {
         "host": (_text(empty=False, max_len=255), WebSettings.host),
@@ -423,9 +445,12 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "admin_pin": (_pin_code(), None),
         "max_streams": (_num(1, 200, integer=True, unit="open live pages"), 12),
         "allowed_hosts": (_host_list(), ()),
+        "new_game_button": (_bool(), WebSettings.new_game_button),
+        "kiosk": (_bool(), WebSettings.kiosk),
     },
     "buttons": {
         "enabled": (_bool(), False),
+        "locked": (_names(BUTTON_NAMES), ()),
         **{name: (_GPIO, DEFAULT_PINS[name]) for name in BUTTON_NAMES},
     },
     "data": {"dir": (_text(), "")},  # empty: default_data_dir()
@@ -555,7 +580,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
                 "allowed: a GPIO not in hardware.pi.dout"
             )
     buttons = clean["buttons"]
-    pins = {name: buttons[name] for name in BUTTON_NAMES}
+    pins = {name: buttons[name] for name in BUTTON_NAMES}  # (`locked` is no pin)
     if buttons["enabled"]:
         _check_pins(where, pins, source, pi["sck"], dout, clean["leds"]["gpio"])
 
@@ -574,6 +599,7 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
         variant=rules.variant,
         options=dict(game["options"]),
         mode=game["mode"],
+        abandon_minutes=game["abandon_minutes"],
         source=source,
         sim=SimSettings(**clean["hardware.sim"]),
         pi=PiSettings(
@@ -591,8 +617,10 @@ def parse_config(data: dict[str, Any], path: str | Path | None) -> Config:
             admin_pin=web["admin_pin"],
             max_streams=web["max_streams"],
             allowed_hosts=web["allowed_hosts"],
+            new_game_button=web["new_game_button"],
+            kiosk=web["kiosk"],
         ),
-        buttons=ButtonSettings(enabled=buttons["enabled"], pins=pins),
+        buttons=ButtonSettings(enabled=buttons["enabled"], locked=buttons["locked"], pins=pins),
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         recorder=RecorderSettings(**clean["recorder"]),
         mqtt=MqttSettings(**{**mqtt, "board_id": mqtt["board_id"] or default_board_id()}),
@@ -655,6 +683,8 @@ mode = "play"               # play, teach or demo
 match = false               # true: games are rounds of a handicap match (ハンディ戦): each
                             # round starts from the seeds each player won in the last one;
                             # the match ends when a player cannot fill a pit
+abandon_minutes = 0         # a game left half-played this long is ended and the lights guide
+                            # setting the board out again (an exhibit: e.g. 10); 0: never
 
 [hardware]
 source = "sim"              # sim (no hardware), pi (HX711s on the Pi's GPIO), serial (Pico)
@@ -681,6 +711,8 @@ brightness = 0.4            # 0 to 1
 max_current_a = 2.0         # the LED supply's budget, 0.1 to 20 A
 fps = 30                    # 5 to 60
 idle_minutes = 5            # attract animation after this long without play; 0: never
+slow_pace_s = 0             # teach mode: light the next place only this long after a seed
+                            # settled (a child's slow pace, e.g. 1.0); 0: at once
 
 [web]
 host = "127.0.0.1"          # 0.0.0.0 to serve the page to the network
@@ -690,9 +722,13 @@ max_streams = 12            # live pages at once, 1 to 200
 allowed_hosts = []          # more names the page is reached by, e.g. ["sowboard.example.org"];
                             # always allowed: IP addresses, localhost, this machine's hostname
                             # and hostname.local, and web.host. Other names are refused (400).
+new_game_button = true      # players may start a new game from the page (false: an exhibit)
+kiosk = false               # true: /kiosk (full screen, large type, no admin or simulator
+                            # controls) is the only page
 
 [buttons]
 enabled = false
+locked = []                 # buttons that do nothing, e.g. ["mode"] so visitors cannot change it
 new_game = 5
 undo = 6
 hint = 13

@@ -54,6 +54,7 @@ class GameFlags:
             "expected": [],
             "active": True,
             "detail": detail,
+            "player": None,
         }
         self._raised.append(flag)
         return flag
@@ -96,4 +97,5 @@ def flag_status(flag: Flag, flag_id: int) -> FlagStatus:
         "expected": [p.to_json() for p in flag.expected],
         "active": flag.active,
         "detail": flag.detail,
+        "player": flag.player,
     }

@@ -129,6 +129,7 @@ class Health:
             "expected": [],
             "active": True,
             "detail": detail,
+            "player": None,
         }
 
     def flags(self) -> list[FlagStatus]:

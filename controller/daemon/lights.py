@@ -20,6 +20,7 @@ from controller.leds.patterns import (
     render,
 )
 from controller.rules import Phase, Place, Rules, StepFollower
+from controller.tracking.referee import Referee
 
 from .clock import COUNTDOWN_S, Countdown
 from .config import LedSettings
@@ -58,6 +59,8 @@ class BoardLights:
         if session.game.match is not None and not state.idle:
             closed_pits(lights, session.game.rules)
         if not state.idle and session.referee is not None:
+            if teach and self._too_soon(now, session.referee, state):
+                lights = {p: v for p, v in lights.items() if v.meaning != "next"}
             if teach and state.expected_kind == "sow" and not state.flag_kind:
                 for place in lap_path(session.follower(), session.game.rules):
                     lights.setdefault(place, Light(PATH_COLOR, "steady", "path"))
@@ -75,6 +78,14 @@ class BoardLights:
             max_current_a=self.settings.max_current_a,
         )
         self.strip.show(self.pixels)
+
+    def _too_soon(self, now: float, referee: Referee, state: GuidanceState) -> bool:
+        """Teach mode's slow pace: the next seed's place is shown only `slow_pace_s` after
+        the last seed landed, so a child waits for each seed to settle before the next."""
+        pace = self.settings.slow_pace_s
+        if pace <= 0 or state.expected_kind != "sow" or not referee.steps:
+            return False
+        return now - referee.steps[-1].t < pace
 
     def places_status(self, places: list[Place]) -> dict[str, PlaceLight]:
         """Each place's light (dark where none is lit)."""

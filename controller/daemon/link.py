@@ -14,15 +14,18 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
       "board": {"name": "congkak7", "pits": 7, "led_count": 18,
                 "places": [{"place": [0, 0], "cell": 0, "leds": [0]}, ...],
                 "idle_cells": []},
-      "game": {"variant": "congkak", "options": {...all options...},
+      "game": {"variant": "congkak", "options": {...},  # the options that apply (the record
+                                         # has all)
                "position": {"pits": [[..], [..]], "stores": [a, b], "to_move": 0,
                             "over": false, "winner": null},
                "hand": [0, 0],           # seeds believed in each hand
                "expected": [[0, 3]],     # where the next step may happen
                "expected_kind": "pickup",# pickup | sow | capture | sweep | none
+                                         # | undo (a guided undo's next places to change)
                "phase": "start",         # start | sowing | relay | capturing | sweeping | over
                                          # | blocked (a flag waits to be put right)
                                          # | waiting (the board is weighed before play starts)
+                                         # | undoing (a guided undo walks the move back)
                "history": [{"ply": 1, "player": 0, "pit": 3}],
                "record": {"variant": ..., "options": ..., "moves": [...]},  # RULES.md 5
                "turn_timer": {"limit_s": 30.0, "consequence": "warn", "player": 0,

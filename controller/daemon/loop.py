@@ -65,6 +65,7 @@ from .records import check_records
 from .session import GameSession, SessionParts
 from .simboard import SimBoard
 from .status import Core, DaemonCore
+from .undo import UndoPath, reverse_actions
 
 # (the tests' names for the reactor's and the demo's figures)
 __all__ = ["COMMAND_BUDGET_S", "DEMO_STILL_NEW_GAME_S", "BoardLoop"]
@@ -76,6 +77,9 @@ COMPUTER_SHOWN_S = 1.0
 # most, and a bouncing contact or a script of presses must not cost the loop one command each
 # (500 scripted `new_game` presses in one tick held the loop for 14 s, past the watchdog).
 BUTTON_REPEAT_S = 0.25
+# The virtual hands' pace walking an undo back: the board comes to rest between two steps, so
+# the setup weighs it and the lights show each step in turn, as a person following them sees.
+UNDO_TEMPO_S = 1.5
 WRITE_RETRY_S = 2.0  # a failed write is tried again this often (space may have been freed)
 
 
@@ -368,6 +372,7 @@ class BoardLoop:
             if self.mode == "demo" and self.demo is not None:
                 self.demo.tick(now, session)
         self._check_health(now)
+        self._abandoned(now)
         self._render(now)
         self.publisher.tick(now, self._core())
         session.recorder_tick(now)
@@ -464,6 +469,26 @@ class BoardLoop:
             self._retry_writes_at = now + WRITE_RETRY_S
             self.writer.retry()
 
+    def _abandoned(self, now: float) -> None:
+        """A game left half-played for `[game] abandon_minutes` is ended: a new game of the
+        same rules, whose setup weighs the board and lights each place that is not as the start
+        layout wants it (too few / too many) until the next visitor finds it set out."""
+        minutes = self.config.abandon_minutes
+        referee = self.referee
+        if minutes <= 0 or referee is None or self.mode == "demo":
+            return
+        if now - self.last_activity < minutes * 60:
+            return
+        follower = referee.game
+        if follower.over or (not follower.completed and referee.phase() == "start"):
+            return  # over, or not begun: nothing is half-played
+        moves = len(follower.completed)
+        self.execute("new_game", {})
+        self.notes.add(
+            f"a game left half-played ({moves} moves) for {minutes:g} minutes was ended "
+            "([game] abandon_minutes): set the board out as the lights show"
+        )
+
     def _buttons(self, now: float) -> None:
         names: list[str] = []
         if self.sim is not None:
@@ -481,6 +506,8 @@ class BoardLoop:
                 self.notes.add(f"button {name}: {err.message}")
 
     def _button(self, name: str, now: float) -> None:
+        if name in self.config.buttons.locked:
+            return  # ([buttons] locked: an exhibit's visitors cannot change the mode)
         if name in ("new_game", "undo"):
             self.execute(name, {})
         elif name == "hint":
@@ -659,9 +686,17 @@ class BoardLoop:
         self.notes.add("demo: the simulated board was laid out again as the game stands")
 
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Take the last move back (the one in progress, if any), guided: the lights walk the
+        hands back through its steps (undo.py); on the simulated board the virtual hands do
+        it, or lay the board out at once when they cannot (busy, or the board is not as the
+        move left it)."""
+        guided = self._undo_hands_free()
         target = self.session.undo()
-        self._relay_sim(target)
-        self.session.enter_setup(target)
+        path: UndoPath | None = self.session.undo_path()
+        if self.simboard is not None and not (guided and path and self._sim_undo(path)):
+            self._relay_sim(target)
+            path = None
+        self.session.enter_setup(target, path=path)
         return {"moves": len(target.completed), "steps": len(self.game.steps)}
 
     def _cmd_hint(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -669,6 +704,22 @@ class BoardLoop:
         up once it answered (the status's game.computer.hint); this does not wait for it."""
         asked = self.computer.ask_hint(self.now, self._started(), self.follower())
         return {"asked": asked}
+
+    def _undo_hands_free(self) -> bool:
+        """May the virtual hands walk an undo back (not busy, nothing in a hand)?"""
+        return self.simboard is not None and self.now >= self.busy_until
+
+    def _sim_undo(self, path: UndoPath) -> bool:
+        """The virtual hands take the move back step by step; False when the simulated board
+        is not as the move left it (a mistake not put right)."""
+        simboard = self.simboard
+        assert simboard is not None
+        if not simboard.holds(path.layouts[0]):
+            return False
+        before, move = self.session.undone
+        actions = reverse_actions(self.game.rules, before, move, UNDO_TEMPO_S)
+        simboard.act(actions, self.game)
+        return True
 
     def _cmd_mode(self, args: dict[str, Any]) -> dict[str, Any]:
         mode = args.get("mode")

@@ -27,6 +27,15 @@ from .notify import Notifier
 FIRST_SNAPSHOT_S = 10.0  # how long the page waits for the loop's first snapshot
 
 
+def rule_option_fields() -> dict[str, list[dict[str, Any]]]:
+    """The admin page's new-game form: each variant's option fields (the web layer knows no
+    rules of its own)."""
+    from controller.rules import VARIANTS
+    from controller.rules.options import option_fields
+
+    return {name: option_fields(name) for name in VARIANTS}
+
+
 class StartError(RuntimeError):
     """The daemon cannot start (a port in use, hardware missing); the message says why."""
 
@@ -43,6 +52,9 @@ def make_app(loop: BoardLoop, config: Config, **extra: Any) -> Flask:
             "SSE_MAX_STREAMS": web.max_streams,
             "ALLOWED_HOSTS": web.host_names(),
             "BIND_HOST": web.host,
+            "PLAYER_NEW_GAME": web.new_game_button,
+            "KIOSK": web.kiosk,
+            "RULE_OPTIONS": rule_option_fields(),
             **extra,
         },
     )

@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from controller.board import Board
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
+from controller.rules.options import option_applies
 from controller.sensing.frames import Frame, SourceStatus
 from controller.tracking.referee import RecognisedStep, Referee
 from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
@@ -36,6 +37,7 @@ from .boardcheck import (
 )
 from .calibration import SEED_GUESS_G, Calibrator
 from .clock import TurnClock
+from .explain import Explainer
 from .feed import Feed
 from .flags import GameFlags
 from .game import JournaledGame
@@ -48,10 +50,12 @@ from .status import (
     BoardStatus,
     ComputerStatus,
     GameCore,
+    PlaceJson,
     PositionStatus,
     SensorStatus,
     TurnTimer,
 )
+from .undo import UndoPath, undo_path
 
 CHECK_EVERY_S = 0.25  # how often the setup weighs the board
 MIN_SEED_G = 0.3  # less a seed than this: the board weighs nothing (noise around zero)
@@ -67,6 +71,7 @@ class Setup:
     last_check: float = -1e9
     wrong: list[PlaceCheck] = field(default_factory=list)
     checked: bool = False
+    path: UndoPath | None = None  # a guided undo: the layouts the hands walk back through
 
 
 class _FrameList:
@@ -114,6 +119,9 @@ class GameSession:
         self.setup: Setup | None = None
         self.steps: list[RecognisedStep] = []  # the referee's steps journaled so far
         self.base = 0  # the game's steps before the referee's first
+        self.explainer = Explainer()
+        # The last undo: the steps kept and the move taken back (guided undo's path).
+        self.undone: tuple[tuple[Step, ...], tuple[Step, ...]] = ((), ())
         self._publications = 0
         self._completed_seen = 0
         self._turn_key: tuple[Any, ...] = ()
@@ -138,7 +146,9 @@ class GameSession:
 
     # -- setup: weigh the board before the referee starts ----------------------------------------
 
-    def enter_setup(self, follower: StepFollower) -> None:
+    def enter_setup(self, follower: StepFollower, path: UndoPath | None = None) -> None:
+        """Weigh the board until it holds `follower`'s position (`path`: through the layouts
+        of a guided undo first), then start the referee."""
         parts = self.parts
         # (first: a flag's recording still waiting is saved with the referee that raised it)
         parts.recorder.new_session(
@@ -156,7 +166,7 @@ class GameSession:
         self.referee = None
         self.clock.stop()
         counts = place_counts(self.game.rules, follower.position())
-        self.setup = Setup(follower, counts, parts.feed.now())
+        self.setup = Setup(follower, counts, parts.feed.now(), path=path)
         self.window.clear()
         self._completed_seen = len(follower.completed)
 
@@ -207,11 +217,36 @@ class GameSession:
         if seed_g is None or seed_g <= 0 or not self.window.at_rest(cal, seed_g):
             return False
         cv = self.game.seed_cv or self.parts.calibrator.current.seed_cv or DEFAULT_CV
+        if setup.path is not None and not setup.path.done:
+            return self._follow_undo(t, setup.path, levels, seed_g, cv)
         wrong = check_board(levels, self.game.mapping, setup.counts, seed_g, cv)
         setup.wrong = wrong
         setup.checked = True
         self.parts.flags.board_checked(t, wrong)
         return not wrong and self._start_referee(setup.follower)
+
+    def _follow_undo(
+        self, t: float, path: UndoPath, levels: list[float | None], seed_g: float, cv: float
+    ) -> bool:
+        """A guided undo: the furthest layout of the path the board holds now; the places the
+        next step changes are lit (as too few / too many). Only a board on none of the path's
+        layouts is a problem (board_mismatch flags)."""
+        setup = self.setup
+        assert setup is not None
+        mapping = self.game.mapping
+        # The furthest layout from here on the board holds (the hands may be quicker than a
+        # check), else the nearest one behind (a step done twice or put back).
+        on_path = False
+        order = [*range(len(path.layouts) - 1, path.at - 1, -1), *range(path.at - 1, -1, -1)]
+        for k in order:
+            if not check_board(levels, mapping, path.layouts[k], seed_g, cv):
+                path.at, on_path = k, True
+                break
+        wrong = check_board(levels, mapping, path.next_layout(), seed_g, cv)
+        setup.wrong = wrong
+        setup.checked = True
+        self.parts.flags.board_checked(t, [] if on_path else wrong)
+        return not wrong and path.done and self._start_referee(setup.follower)
 
     def _start_referee(self, follower: StepFollower) -> bool:
         frames = list(self.window.frames)
@@ -357,6 +392,8 @@ class GameSession:
         if self.referee is not None:
             self.journal_steps()
         keep = self._undo_point()
+        steps = game.step_list()
+        self.undone = (steps[:keep], steps[keep:])
         game.steps = game.steps[:keep]
         game.recorded = False
         follower = game.follower()
@@ -378,6 +415,11 @@ class GameSession:
         if len(boundaries) < 2:
             raise CommandError("command", "there is no move to undo")
         return boundaries[-2]
+
+    def undo_path(self) -> UndoPath:
+        """The layouts the last undo walks the hands back through."""
+        before, move = self.undone
+        return undo_path(self.game.rules, before, move)
 
     def check_again(self) -> None:
         """Weigh the board again from scratch (a new calibration)."""
@@ -458,14 +500,15 @@ class GameSession:
         """The game's section; `computer` is the computer player's (opponent.py)."""
         referee = self.referee
         follower = self.follower()
+        undoing = self._undo_places()
         return {
             "variant": self.game.variant,
             "options": options_status(self.game.rules),
             "position": cast(PositionStatus, follower.position().to_json()),
             "hand": referee.belief()["hand"] if referee is not None else [0, 0],
-            "expected": [p.to_json() for p in referee.expected_places()] if referee else [],
-            "expected_kind": referee.expected_kind() if referee else "none",
-            "phase": referee.phase() if referee else "waiting",
+            "expected": [p.to_json() for p in referee.expected_places()] if referee else undoing,
+            "expected_kind": referee.expected_kind() if referee else "undo" if undoing else "none",
+            "phase": referee.phase() if referee else "undoing" if undoing else "waiting",
             "history": [
                 {"ply": k, "player": m.player, "pit": m.pit}
                 for k, m in enumerate(follower.completed, start=1)
@@ -473,7 +516,15 @@ class GameSession:
             "record": self.record(),
             "computer": computer,
             "match": None if self.game.match is None else self.game.match.get_status(),
+            "events": self.explainer.get_status(self.game.rules, self.game.step_list()),
         }
+
+    def _undo_places(self) -> list[PlaceJson]:
+        """A guided undo's next places to change (as the lights show them), else none."""
+        setup = self.setup
+        if setup is None or setup.path is None or setup.path.done:
+            return []
+        return [c.place.to_json() for c in setup.wrong]
 
     def board_status(self) -> BoardStatus:
         mapping = self.game.mapping
@@ -526,9 +577,10 @@ class GameSession:
 
 
 def options_status(rules: Rules) -> dict[str, Any]:
-    """Every rule option; `closed` (pits a handicap round closed, not an option anyone sets)
-    only when there are any."""
+    """The rule options that change anything in this game (`option_applies`: no grand slam
+    rule where nothing is captured by counts); `closed` (pits a handicap round closed, not an
+    option anyone sets) only when there are any. The game record keeps every option."""
     options = rules.options.to_json()
     if not options.get("closed"):
         options.pop("closed", None)
-    return options
+    return {k: v for k, v in options.items() if option_applies(k, options)}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.rules import Game, Position, StepFollower
+from controller.rules import Game, Place, Position, StepFollower
 from controller.sim import (
     OpeningChoiceError,
     PlayerParams,
@@ -242,6 +242,19 @@ class SimBoard:
             "pit": move.pit,
             "at": None if mistake is None else mistake.at.to_json(),
         }
+
+    def holds(self, layout: dict[Place, int]) -> bool:
+        """Does the simulated board hold `layout` (seeds in a hand aside)?"""
+        places = self.feed.world.places
+        return all(len(places[place]) == count for place, count in layout.items())
+
+    def act(self, actions: list[dict[str, Any]], game: JournaledGame) -> None:
+        """The virtual hands carry out `actions` (SIMULATION.md JSON, times from now): a
+        guided undo's steps back."""
+        world = self.feed.world
+        parsed = parse_actions(actions, game.rules.n, "undo")
+        base = world.schedule(parsed)
+        self.schedule([a.shifted(base) for a in parsed], game)
 
     def sim_actions(self, args: dict[str, Any], session: GameSession, now: float) -> dict[str, Any]:
         self.idle_hands(now)

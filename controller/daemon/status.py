@@ -26,6 +26,7 @@ class FlagStatus(TypedDict):
     expected: list[PlaceJson]
     active: bool
     detail: str
+    player: int | None  # whose mistake it is (0 or 1), None when it is nobody's
 
 
 class PlaceLeds(TypedDict):
@@ -54,6 +55,17 @@ class HistoryEntry(TypedDict):
     ply: int
     player: int
     pit: int
+
+
+class RuleEvent(TypedDict):
+    """A rule event of the game for teach mode's explanations (explain.py)."""
+
+    n: int  # the index of the step that shows it, in the game's steps
+    kind: str  # relay | capture | extra_turn | pass | sweep
+    player: int  # whom it happens to (for `pass`: who passes)
+    at: PlaceJson | None  # where (the first place of a run of captures or sweeps)
+    places: int  # how many places a capture or sweep empties (1 for the others)
+    rule: str  # the capture rule for `capture` ("opposite", "counts"), else ""
 
 
 class TurnTimer(TypedDict):
@@ -105,6 +117,7 @@ class GameCore(TypedDict):
     record: dict[str, Any]
     computer: ComputerStatus
     match: MatchStatus | None
+    events: list[RuleEvent]  # the newest rule events (teach mode explains them)
 
 
 class GameStatus(GameCore):

@@ -43,6 +43,15 @@ class Light:
     meaning: str
 
 
+@dataclass(frozen=True)
+class HandGuidance:
+    """What one hand of the simultaneous opening is to do next."""
+
+    kind: str  # pickup | sow | capture | sweep
+    places: list[Place]
+    relay: bool = False
+
+
 @dataclass
 class GuidanceState:
     """What the lights need to know (built from the referee's status)."""
@@ -62,6 +71,8 @@ class GuidanceState:
     winner: int | None = None  # with over: 0, 1, or None for a draw
     idle: bool = False
     places: list[Place] = field(default_factory=list)  # every place of the board
+    # The simultaneous opening: each hand's own next step (the lights show them apart).
+    hands: dict[int, HandGuidance] = field(default_factory=dict)
 
 
 def guidance(state: GuidanceState) -> dict[Place, Light]:
@@ -89,31 +100,51 @@ def guidance(state: GuidanceState) -> dict[Place, Light]:
         if state.flag_at is not None:
             lights[state.flag_at] = Light(VERMILLION, "fast_blink", "wrong_here")
         return lights
-    kind = state.expected_kind
-    if kind == "pickup" and state.relay:
-        for place in state.expected:
+    if state.hands:
+        for player, hand in sorted(state.hands.items()):
+            # Both hands sow at once: each hand's next seed is lit in its own colour, or two
+            # white lights would not say whose is which; a place both hands' next seeds go to
+            # is white (one seed each), as one light cannot show two colours.
+            for place, light in _step_lights(
+                hand.kind, hand.places, hand.relay, player, own=True
+            ).items():
+                known = lights.get(place)
+                both = known is not None and known.meaning == light.meaning == "next"
+                lights[place] = Light(WHITE, "steady", "next") if both else light
+        return lights
+    player = state.to_move if state.to_move is not None else 0
+    if state.expected_kind in ("capture", "sweep"):
+        player = state.mover if state.mover is not None else 0
+    lights.update(_step_lights(state.expected_kind, state.expected, state.relay, player))
+    again = state.extra_turn or state.passed is not None
+    if state.expected_kind == "pickup" and not state.relay and again:
+        lights[Place(player, "store")] = Light(
+            PLAYER_COLORS[player], "blink", "extra_turn" if state.extra_turn else "pass"
+        )
+    return lights
+
+
+def _step_lights(
+    kind: str, places: list[Place], relay: bool, player: int, own: bool = False
+) -> dict[Place, Light]:
+    """The lights of one hand's next step. `player`: who takes the seeds (capture, sweep: they
+    blink in the taker's colour, the store steady; not vermillion, which says "wrong here"),
+    whose seed is sown (`own`: lit in that player's colour, else white)."""
+    lights: dict[Place, Light] = {}
+    if kind == "pickup" and relay:
+        for place in places:
             lights[place] = Light(YELLOW, "blink", "pick_up_again")
     elif kind == "pickup":
-        player = state.to_move if state.to_move is not None else 0
-        for place in state.expected:
-            lights[place] = Light(
-                PLAYER_COLORS[place.player if state.to_move is None else player], "pulse", "start"
-            )
-        if state.extra_turn or state.passed is not None:
-            store = Place(player, "store")
-            lights[store] = Light(
-                PLAYER_COLORS[player], "blink", "extra_turn" if state.extra_turn else "pass"
-            )
+        for place in places:  # (a hand starts from its own pits: the owner's colour)
+            lights[place] = Light(PLAYER_COLORS[place.player], "pulse", "start")
     elif kind == "sow":
-        for place in state.expected:
-            lights[place] = Light(WHITE, "steady", "next")
+        color = PLAYER_COLORS[player] if own else WHITE
+        for place in places:
+            lights[place] = Light(color, "steady", "next")
     elif kind in ("capture", "sweep"):
-        taker = state.mover if state.mover is not None else 0
-        for place in state.expected:
-            lights[place] = Light(
-                VERMILLION if kind == "capture" else PLAYER_COLORS[taker], "blink", kind
-            )
-        lights[Place(taker, "store")] = Light(PLAYER_COLORS[taker], "steady", "to_store")
+        for place in places:
+            lights[place] = Light(PLAYER_COLORS[player], "blink", kind)
+        lights[Place(player, "store")] = Light(PLAYER_COLORS[player], "steady", "to_store")
     return lights
 
 

@@ -272,6 +272,15 @@ class Rules:
             k -= 1
         return taken
 
+    def spared_grand_slam(self, board: Sequence[int], player: int, last: int) -> bool:
+        """Did a move of `player` whose last seed fell in `last` (board after sowing) capture
+        nothing because it would have taken every opposing seed (grand_slam no_capture)?"""
+        options = self.options
+        if options.capture != "counts" or options.grand_slam == "allowed":
+            return False
+        taken = self._count_run(board, player, last)
+        return bool(taken) and sum(board[i] for i in taken) == self.row_total(board, 1 - player)
+
     def _would_grand_slam(self, board: Sequence[int], player: int, pit: int) -> bool:
         after = list(board)
         last = self.sow(after, player, self.index(player, pit))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -403,3 +404,61 @@ def parse_option_assignment(text: str) -> tuple[str, Any]:
 def options_table(names: Iterable[str] = OPTION_NAMES) -> list[tuple[str, str, str]]:
     """(name, allowed, meaning) rows for help texts."""
     return [(n, *describe_option(n)) for n in names]
+
+
+# ---------------------------------------------------------------------------------------------
+# What a person choosing options needs: which options matter, and their fields.
+
+# An option that only matters when others have these values (the rest always matter).
+APPLIES_WHEN: dict[str, dict[str, tuple[Any, ...]]] = {
+    "capture_requires_opposite": {"capture": ("opposite",)},
+    "capture_counts": {"capture": ("counts",)},
+    "grand_slam": {"capture": ("counts",)},
+    "extra_turn": {"sow_own_store": (True,)},  # a last seed can only end in a store sown into
+    "opening_next": {"simultaneous_opening": (True,)},
+    "handicap_partial": {"handicap_rounds": (True,)},
+}
+
+
+def option_applies(name: str, options: Mapping[str, Any]) -> bool:
+    """Does option `name` change anything with these `options` (JSON values)?
+
+    >>> option_applies("grand_slam", find_variant("kalah").options().to_json())
+    False
+    >>> option_applies("grand_slam", find_variant("oware").options().to_json())
+    True
+    """
+    return all(options.get(k) in values for k, values in APPLIES_WHEN.get(name, {}).items())
+
+
+def option_fields(variant_name: str) -> list[dict[str, Any]]:
+    """A form field for each option a person may set for `variant_name` (not `closed`, which
+    handicap rounds set): name, kind (choice, bool, int, counts, seconds), the values or range
+    allowed, the variant's default and `applies_when` (APPLIES_WHEN).
+
+    >>> [f for f in option_fields("congkak") if f["name"] == "pits"][0]["values"]
+    [5, 7, 9]
+    """
+    variant = find_variant(variant_name)
+    defaults = variant.default_options().to_json()
+    hints = typing.get_type_hints(Options)
+    fields: list[dict[str, Any]] = []
+    for name in OPTION_NAMES:
+        if name == "closed":
+            continue
+        spec: dict[str, Any] = {"name": name, "default": defaults[name]}
+        hint = hints[name]
+        restrict = variant.restrict.get(name)
+        if restrict is not None:
+            spec.update(kind="choice", values=list(restrict))
+        elif typing.get_origin(hint) is Literal:
+            spec.update(kind="choice", values=list(typing.get_args(hint)))
+        elif hint is bool:
+            spec.update(kind="bool")
+        elif hint is int:
+            spec.update(kind="int", min=1, max=MAX_PITS if name == "pits" else MAX_SEEDS)
+        else:
+            spec.update(kind="counts" if name == "capture_counts" else "seconds")
+        spec["applies_when"] = {k: list(v) for k, v in APPLIES_WHEN.get(name, {}).items()}
+        fields.append(spec)
+    return fields

@@ -31,7 +31,7 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from controller.board import BoardMapping
-from controller.leds.patterns import GuidanceState
+from controller.leds.patterns import GuidanceState, HandGuidance
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector, Event, Onset, Settled
 from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
@@ -50,6 +50,10 @@ FOREIGN_SEED = "foreign_seed"
 BOARD_MISMATCH = "board_mismatch"
 SENSOR_FAULT = "sensor_fault"
 WRONG_PICKUP = "wrong_pickup"
+# The flags a hand's mistake raises: the hand at the board made it (`Flag.player`).
+HAND_MISTAKES = frozenset(
+    {WRONG_START, NOT_ALL_LIFTED, WRONG_PIT, EXTRA_SEED, OPPONENT_STORE, SEED_LOST, WRONG_PICKUP}
+)
 
 # A single natural seed weighs at least this many mean seeds (CV 15 %: 4 sigma below the mean;
 # HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
@@ -135,6 +139,9 @@ class Flag:
     resolved_t: float | None = None
     detail: str = ""
     serial: int = 0  # unique among the flags of a referee and of all its copies
+    # The hand whose mistake it is (None: nobody's, such as a sensor's fault or a seed that
+    # is not part of the game), so the page can word it for that player.
+    player: int | None = None
 
     @property
     def active(self) -> bool:
@@ -2130,6 +2137,7 @@ class Referee:
             list(self._expected_places()),
             detail=detail,
             serial=next(self.serials),
+            player=self._moving_hand() if kind in HAND_MISTAKES else None,
         )
         self.flags.append(flag)
         return flag
@@ -2496,7 +2504,22 @@ class Referee:
             over=position.over,
             winner=None if position.outcome is None else position.outcome.winner,
             places=places,
+            hands=self._opening_hands(steps) if position.to_move is None else {},
         )
+
+    def _opening_hands(self, steps: list[Step]) -> dict[int, HandGuidance]:
+        """Each hand's own next step in the simultaneous opening (the lights tell them apart)."""
+        game = self.game
+        hands: dict[int, HandGuidance] = {}
+        for p in game.active_players():
+            own = [s for s in steps if s.player == p]
+            if own:
+                hands[p] = HandGuidance(
+                    own[0].kind.value,
+                    [s.at for s in own if s.at is not None],
+                    game.hands[p].phase is Phase.RELAY,
+                )
+        return hands
 
     def belief(self) -> dict[str, Any]:
         """Where the referee thinks every seed physically is (strays and seeds in hand too)."""

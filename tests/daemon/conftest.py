@@ -55,8 +55,9 @@ class Board:
         return self.loop.link.get_status()
 
     def ready(self) -> None:
-        """Until the board was weighed and the referee follows the game."""
-        self.run_until(lambda: self.loop.referee is not None, 10.0)
+        """Until the board was weighed and the referee follows the game (after an undo: the
+        virtual hands walked the move back, 1.5 s a step)."""
+        self.run_until(lambda: self.loop.referee is not None, 120.0)
         self.settle()
 
     def settle(self) -> None:

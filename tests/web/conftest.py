@@ -9,6 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from controller.daemon.run import rule_option_fields
 from tests.web.fake_link import FakeLink
 from web_ui.app import create_app, stop_streams
 
@@ -21,6 +22,7 @@ TEST_CONFIG: dict[str, Any] = {
     "PIN_LOCKOUT_S": 30.0,
     "SSE_HEARTBEAT_S": 0.3,
     "SSE_POLL_S": 0.05,
+    "RULE_OPTIONS": rule_option_fields(),
 }
 
 

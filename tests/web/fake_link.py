@@ -29,6 +29,7 @@ from controller.daemon.status import (
 )
 from controller.physical import MISTAKE_KINDS
 from controller.rules import find_variant
+from controller.rules.options import option_applies
 
 SEED_G = 5.4
 BLUE = "#1f77ff"  # the pits the player to move may pick up
@@ -145,6 +146,8 @@ class FakeLink:
         for name, value in find_variant(variant).options_from({"pits": pits}).to_json().items():
             if name != "closed":
                 self.options.setdefault(name, value)
+        # As the daemon's snapshot: only the options that change anything in this game.
+        self.options = {k: v for k, v in self.options.items() if option_applies(k, self.options)}
         self.moves: list[int] = []
         self.history: list[HistoryEntry] = []
         self.flags: list[FlagStatus] = []
@@ -280,6 +283,7 @@ class FakeLink:
             "expected": expected,
             "active": True,
             "detail": "",
+            "player": None if kind == "foreign_seed" else me,
         }
         self.flags.append(flag)
         return {"flag": self._flag_id}
@@ -401,6 +405,7 @@ class FakeLink:
                 "error": None,
             },
             "match": None,
+            "events": [],  # (tests add rule events with `update`)
             "turn_timer": {
                 "limit_s": self.options["move_time_limit_s"],
                 "consequence": "warn",

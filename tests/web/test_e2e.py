@@ -118,7 +118,7 @@ def test_play_a_move_see_a_flag_and_switch_to_japanese(
     # A mistake on purpose: the flag in plain words, the place lit red with a warning sign.
     page.get_by_role("button", name="Sow into the wrong pit").click()
     expect(page.locator("#flags .flag.active .flag-text")).to_have_text(
-        "A seed went into pit 5; it belongs in pit 4. Take it back."
+        "Player 2: A seed went into pit 5; it belongs in pit 4. Take it back."
     )
     expect(place(page, 1, 4)).to_have_attribute("data-color", RED)
     expect(place(page, 1, 4)).to_have_attribute("data-effect", "blink")
@@ -131,7 +131,7 @@ def test_play_a_move_see_a_flag_and_switch_to_japanese(
     expect(page.locator("html")).to_have_attribute("lang", "ja")
     expect(page.locator("#turn")).to_have_text("プレイヤー2の番です (上の列)")
     expect(page.locator("#flags .flag.active .flag-text")).to_have_text(
-        "種が穴5に入りました。入れるのは穴4です。取り戻してください。"
+        "プレイヤー2:種が穴5に入りました。入れるのは穴4です。取り戻してください。"
     )
     expect(page.locator("#sim-heading")).to_have_text("シミュレーションの盤で遊ぶ")
     expect(place(page, 1, 0).locator(".color-name")).to_have_text("青")

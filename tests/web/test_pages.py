@@ -118,7 +118,7 @@ def test_accept_language_japanese_gives_japanese(client: FlaskClient) -> None:
 
     assert '<html lang="ja">' in html
     assert "わざと間違える" in html
-    assert "棋譜をダウンロード" in html
+    assert "ゲームの記録をダウンロード" in html
     assert embedded(html, "sowboard-strings")["turn"] == "プレイヤー{n}の番です"  # type: ignore[index]
 
 

@@ -344,6 +344,8 @@
         return t("expect_capture", { n: n, place: where });
       case "sweep":
         return t("expect_sweep", { place: where });
+      case "undo":
+        return undoExpectation(status, places);
       default:
         return t("expect_wait");
     }
@@ -380,6 +382,14 @@
     if (!match) return;
     var params = { round: match.round, a: match.won[0], b: match.won[1] };
     box.textContent = t(match.over ? "match_over" : "match_round", params);
+  /* A guided undo: what the lit place asks (the lights' too many / too few). */
+  function undoExpectation(status, places) {
+    var lights = (status.leds && status.leds.places) || {};
+    var place = places[0];
+    if (!place) return t("expect_wait");
+    var light = lights[S.placeKey(place)];
+    var key = light && S.colorKey(light.color) === "color_pink" ? "expect_undo_take" : "expect_undo_put";
+    return t(key, { place: S.absPlaceName(place) });
   }
 
   function renderTurn(status) {
@@ -440,41 +450,61 @@
     box.classList.toggle("late", !!limit && (timer.overrun || (timer.running && left <= 5)));
   }
 
-  function flagText(flag, mover) {
-    var at = S.placeName(flag.at, mover);
-    var expected = S.placeList(flag.expected, mover);
-    var params = { at: at, expected: expected, kind: flag.kind, detail: flag.detail || "?" };
-    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
-      return t("flag_seed_lost_anywhere", params);
-    }
-    var key = "flag_" + flag.kind;
-    return S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
+  function isPlayer(n) {
+    return n === 0 || n === 1;
   }
 
+  /* A flag worded for the player who made the mistake (`flag.player`), else for the player to
+     move: "Player 2: a seed went into Player 1's store...". */
+  function flagText(flag, mover) {
+    var side = isPlayer(flag.player) ? flag.player : mover;
+    var at = S.placeName(flag.at, side);
+    var expected = S.placeList(flag.expected, side);
+    var params = { at: at, expected: expected, kind: flag.kind, detail: flag.detail || "?" };
+    var key = "flag_" + flag.kind;
+    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
+      key = "flag_seed_lost_anywhere";
+    }
+    var text = S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
+    return isPlayer(flag.player) ? t("flag_by", { n: flag.player + 1, text: text }) : text;
+  }
+
+  var FIXED_SHOWN = 8; // fixed flags listed in the folded history (the newest)
+
+  function flagItem(flag, mover) {
+    var item = S.el("li", {
+      class: "flag " + (flag.active ? "active" : "fixed"),
+      "data-kind": flag.kind,
+      "data-id": String(flag.id),
+      "data-player": isPlayer(flag.player) ? String(flag.player) : "",
+    });
+    item.appendChild(S.el("span", { class: "flag-icon", "aria-hidden": "true" }, flag.active ? "⚠" : "✓"));
+    item.appendChild(S.el("span", { class: "flag-text" }, flagText(flag, mover)));
+    item.appendChild(S.el("span", { class: "flag-state" }, t(flag.active ? "flag_active" : "flag_fixed")));
+    return item;
+  }
+
+  /* Active problems beside the board; the fixed ones folded into a short history below. */
   function renderFlags(status) {
     var list = document.getElementById("flags");
     var panel = document.getElementById("flags-panel");
     var mover = status.game.position.to_move;
-    var flags = status.flags.slice().sort(function (x, y) {
-      if (x.active !== y.active) return x.active ? -1 : 1;
-      return y.id - x.id;
-    }).slice(0, 8);
+    var newest = status.flags.slice().sort(function (x, y) { return y.id - x.id; });
+    var active = newest.filter(function (f) { return f.active; });
+    // The kiosk says one thing at a time: the newest problem to put right.
+    if (document.body.dataset.page === "kiosk") active = active.slice(0, 1);
+    var fixed = newest.filter(function (f) { return !f.active; });
     list.textContent = "";
-    var anyActive = false;
-    flags.forEach(function (flag) {
-      anyActive = anyActive || flag.active;
-      var item = S.el("li", {
-        class: "flag " + (flag.active ? "active" : "fixed"),
-        "data-kind": flag.kind,
-        "data-id": String(flag.id),
-      });
-      item.appendChild(S.el("span", { class: "flag-icon", "aria-hidden": "true" }, flag.active ? "⚠" : "✓"));
-      item.appendChild(S.el("span", { class: "flag-text" }, flagText(flag, mover)));
-      item.appendChild(S.el("span", { class: "flag-state" }, t(flag.active ? "flag_active" : "flag_fixed")));
-      list.appendChild(item);
-    });
-    if (flags.length === 0) list.appendChild(S.el("li", { class: "flag none" }, t("flags_none")));
-    panel.classList.toggle("has-active", anyActive);
+    active.forEach(function (flag) { list.appendChild(flagItem(flag, mover)); });
+    if (active.length === 0) list.appendChild(S.el("li", { class: "flag none" }, t("flags_none")));
+    panel.classList.toggle("has-active", active.length > 0);
+    var folded = document.getElementById("flags-fixed");
+    if (!folded) return; // (the kiosk shows the active problem only)
+    var history = document.getElementById("flags-history");
+    history.textContent = "";
+    fixed.slice(0, FIXED_SHOWN).forEach(function (flag) { history.appendChild(flagItem(flag, mover)); });
+    document.getElementById("flags-fixed-summary").textContent = t("flags_fixed_summary", { n: fixed.length });
+    folded.hidden = fixed.length === 0;
   }
 
   /* The lit places grouped by what they show: "blue, pulsing: Player 1, pit 1 ▼; ...". */
@@ -509,7 +539,9 @@
       var swatch = S.el("span", { class: "swatch fx-" + (light.effect || "solid"), "aria-hidden": "true" });
       swatch.style.backgroundColor = light.color;
       item.appendChild(swatch);
-      item.appendChild(S.el("strong", null, S.lightName(light)));
+      var named = S.lightName(light);
+      if (S.colorKey(light.color) === "color_dim_white") named += " (" + t("legend_path") + ")";
+      item.appendChild(S.el("strong", null, named));
       item.appendChild(document.createTextNode(": " + groups[group].names.join(t("list_sep_places"))));
       list.appendChild(item);
     });
@@ -558,13 +590,132 @@
     });
   }
 
+  /* Why a mistake cannot be acted out now (a string key), or null when it can. The buttons
+     are disabled rather than answered with a refusal. */
+  function mistakeBlocked(status) {
+    if (status.game.position.over) return "sim_wait_over";
+    if (isOpening(status)) return "sim_wait_opening";
+    if (!canPlay(status)) return "sim_wait_busy";
+    return null;
+  }
+
+  /* Teach mode (and the kiosk): the newest rule event in one sentence, or, before an oware
+     move, that an opponent without seeds must be fed. */
+  function explanation(status) {
+    var game = status.game;
+    var pos = game.position;
+    var mover = pos.to_move;
+    if (!pos.over && isPlayer(mover) && game.options.must_feed === true) {
+      var other = pos.pits[1 - mover].reduce(function (a, b) { return a + b; }, 0);
+      if (other === 0) return t("explain_must_feed", { n: mover + 1, m: 2 - mover });
+    }
+    var events = game.events || [];
+    if (!events.length) return "";
+    var event = events[events.length - 1];
+    var key = "explain_" + event.kind + (event.rule ? "_" + event.rule : "");
+    var params = { n: event.player + 1, m: 2 - event.player };
+    return S.strings[key] !== undefined ? t(key, params) : "";
+  }
+
+  function renderExplain(status) {
+    var box = document.getElementById("explain");
+    if (!box) return;
+    var teaching = status.mode === "teach" || document.body.dataset.page === "kiosk";
+    var text = teaching ? explanation(status) : "";
+    box.textContent = text;
+    box.hidden = !text;
+    var events = status.game.events || [];
+    box.dataset.event = events.length ? String(events[events.length - 1].n) : "";
+  }
+
+  /* The kiosk while nobody plays (the LEDs run their attract chase): three short lines on
+     sowing in turn, and a seed that goes round player 1's side of the board on the screen. */
+  var attractTimer = null;
+  var attractStep = 0;
+  function attractRing(status) {
+    var n = pitsOf(status);
+    var ring = [];
+    for (var i = 0; i < n; i++) ring.push("0," + i);
+    ring.push("0,store");
+    for (var j = 0; j < n; j++) ring.push("1," + j);
+    return ring;
+  }
+
+  function attractTick() {
+    var box = document.getElementById("attract");
+    box.textContent = t("attract_" + (1 + (Math.floor(attractStep / 5) % 3)));
+    var ring = attractRing(S.status);
+    var lit = ring[attractStep % ring.length];
+    document.querySelectorAll("#board .place").forEach(function (group) {
+      group.classList.toggle("attract-seed", group.dataset.place === lit);
+    });
+    box.dataset.place = lit;
+    attractStep += 1;
+  }
+
+  function renderAttract(status) {
+    var box = document.getElementById("attract");
+    if (!box) return;
+    var on = !!(status.daemon && status.daemon.idle);
+    box.hidden = !on;
+    document.body.classList.toggle("attracting", on);
+    if (on && attractTimer === null) {
+      attractStep = 0;
+      attractTick();
+      attractTimer = setInterval(attractTick, 700);
+    } else if (!on && attractTimer !== null) {
+      clearInterval(attractTimer);
+      attractTimer = null;
+      document.querySelectorAll("#board .attract-seed").forEach(function (group) {
+        group.classList.remove("attract-seed");
+      });
+    }
+  }
+
   function renderSim(status) {
     var panel = document.getElementById("sim-panel");
+    if (!panel) return;
     panel.hidden = !status.sim;
-    var over = status.game.position.over;
+    var blocked = mistakeBlocked(status);
     panel.querySelectorAll("button.mistake").forEach(function (b) {
-      b.disabled = over;
+      b.disabled = blocked !== null;
     });
+    document.getElementById("sim-wait").textContent = blocked ? t(blocked) : "";
+  }
+
+  /* "New game" for the players: one click when the game is over or not begun, else a second
+     click to confirm (a half-played game is not thrown away by one stray tap). */
+  var newGameTimer = null;
+  function newGameButton() {
+    var button = document.getElementById("new-game");
+    if (!button) return;
+    function reset() {
+      button.dataset.confirm = "no";
+      button.textContent = t("new_game_button");
+    }
+    button.addEventListener("click", function () {
+      var game = S.status.game;
+      var midGame = !game.position.over && (game.history || []).length > 0;
+      if (midGame && button.dataset.confirm !== "yes") {
+        button.dataset.confirm = "yes";
+        button.textContent = t("new_game_confirm");
+        clearTimeout(newGameTimer);
+        newGameTimer = setTimeout(reset, 5000);
+        return;
+      }
+      clearTimeout(newGameTimer);
+      reset();
+      button.disabled = true;
+      S.report(S.post("/api/new_game", {})).then(function () {
+        button.disabled = false;
+      });
+    });
+  }
+
+  function renderNewGame(status) {
+    var button = document.getElementById("new-game");
+    if (!button) return;
+    button.classList.toggle("prominent", status.game.position.over);
   }
 
   function render(status) {
@@ -574,10 +725,13 @@
     renderMatch(status);
     renderFlags(status);
     renderBoard(status);
-    renderLights(status);
-    renderHistory(status);
-    renderGame(status);
+    if (document.getElementById("lights")) renderLights(status);
+    if (document.getElementById("history")) renderHistory(status);
+    if (document.getElementById("options")) renderGame(status);
     renderSim(status);
+    renderNewGame(status);
+    renderExplain(status);
+    renderAttract(status);
     timerBase = Date.now();
     renderTimer();
   }
@@ -592,6 +746,7 @@
     S.report(S.post("/api/hint", {}));
   });
 
+  newGameButton();
   render(S.status);
   setInterval(renderTimer, 1000);
   S.listen(render);

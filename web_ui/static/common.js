@@ -74,7 +74,8 @@
     var min = Math.min(r, g, b);
     if (max < 0.08) return "color_off";
     var sat = max === 0 ? 0 : (max - min) / max;
-    if (sat < 0.25) return "color_white";
+    // Teach mode's path is a dim white beside the bright white of a real target: named apart.
+    if (sat < 0.25) return max < 0.5 ? "color_dim_white" : "color_white";
     var h;
     if (max === r) h = ((g - b) / (max - min)) % 6;
     else if (max === g) h = (b - r) / (max - min) + 2;
@@ -154,12 +155,25 @@
     });
   };
 
+  /* A refused command in the page's language. The server's messages are English (they name
+     fields for developers): in English they are shown as they are, in any other language the
+     page says what it can in its own words and the English goes to the console. */
+  S.errorText = function (answer) {
+    var data = answer.data || {};
+    if (document.documentElement.lang === "en") {
+      return S.t("error_refused", { error: data.error || answer.status });
+    }
+    if (data.error && window.console) window.console.info("refused: " + data.error);
+    if (data.field === "command") return S.t("error_field_command");
+    return S.t("error_status", { status: answer.status });
+  };
+
   /* Tell the person about a refused command or a network failure. */
   S.report = function (promise) {
     return promise
       .then(function (answer) {
         if (!answer.ok) {
-          S.toast(S.t("error_refused", { error: (answer.data && answer.data.error) || answer.status }));
+          S.toast(S.errorText(answer));
         }
         return answer;
       })
