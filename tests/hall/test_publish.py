@@ -314,6 +314,9 @@ def test_an_undo_and_a_new_game_are_told_as_undo_events(
         board.play(first_playable(board))
         board.play(first_playable(board))
         board.loop.execute("undo", {})
+        # The hands walk the move back step by step, 1.5 s a step: a relay move of a hundred
+        # steps takes minutes of simulated time.
+        board.run_until(lambda: board.loop.referee is not None, 600.0)
         board.settle()
         board.loop.execute("new_game", {})
         board.ready()

@@ -222,7 +222,11 @@ def test_the_admin_form_has_a_field_for_each_option_that_applies(
     with page.expect_response("**/api/admin/new_game") as answer:
         page.get_by_role("button", name="Start a new game").click()
     assert answer.value.ok
-    assert link.commands[-1] == ("new_game", {"variant": "kalah", "options": {"seeds": 5}})
+    # (with the computer-player and match choices the same form makes, at their defaults)
+    assert link.commands[-1] == (
+        "new_game",
+        {"variant": "kalah", "options": {"seeds": 5}, "opponent": None, "match": False},
+    )
     page.get_by_label("Seeds in each pit at the start").fill("")
     page.get_by_role("button", name="Start a new game").click()
     expect(page.locator("#admin-result")).to_contain_text("seeds: a whole number is needed")

@@ -365,7 +365,9 @@
     return t("computer_thinking");
   }
 
+  // (The kiosk has no hint button nor match line: one instruction line only.)
   function renderHint(status) {
+    if (!document.getElementById("hint")) return;
     var computer = status.game.computer;
     var text = "";
     if (computer && computer.hint !== null) text = t("hint_pit", { n: computer.hint + 1 });
@@ -378,10 +380,13 @@
   function renderMatch(status) {
     var match = status.game.match;
     var box = document.getElementById("match");
+    if (!box) return;
     box.hidden = !match;
     if (!match) return;
     var params = { round: match.round, a: match.won[0], b: match.won[1] };
     box.textContent = t(match.over ? "match_over" : "match_round", params);
+  }
+
   /* A guided undo: what the lit place asks (the lights' too many / too few). */
   function undoExpectation(status, places) {
     var lights = (status.leds && status.leds.places) || {};
@@ -742,9 +747,12 @@
     });
   });
 
-  document.getElementById("hint").addEventListener("click", function () {
-    S.report(S.post("/api/hint", {}));
-  });
+  var hintButton = document.getElementById("hint");
+  if (hintButton) {
+    hintButton.addEventListener("click", function () {
+      S.report(S.post("/api/hint", {}));
+    });
+  }
 
   newGameButton();
   render(S.status);
