@@ -202,6 +202,9 @@ class MqttConnection:
         self.out = out
         self.outbox = Outbox(settings.queue)
         self.connected = False
+        # Commands can arrive only once the broker has acknowledged the subscription, which
+        # comes after the connection: until then a command published is lost (QoS 1 or not).
+        self.listening = False
         self.connects = 0
         self.sent = 0
         self.error: str | None = None
@@ -214,6 +217,7 @@ class MqttConnection:
         client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         self.client = client
         self.commands: MqttCommands | None = None  # (set when [mqtt] commands is on)
         self._sender = threading.Thread(target=self._send, name="sowboard-mqtt", daemon=True)
@@ -237,12 +241,15 @@ class MqttConnection:
             client.subscribe(self.settings.topic("command"), qos=1)
         self.outbox.set_open(True)
 
+    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        self.listening = not any(reason.is_failure for reason in reasons)
+
     def _on_disconnect(
         self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
         if self.connected and not self.outbox.closed:
             self.error = f"connection lost: {reason}"
-        self.connected = False
+        self.connected = self.listening = False
         self.outbox.set_open(False)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:

@@ -84,7 +84,9 @@ def board_with(tmp_path: Path, url: str, commands: str, **mqtt: Any) -> Board:
         )
     )
     board.ready()
-    wait_for(lambda: board.loop.mqtt and board.loop.mqtt.get_status()["connected"])
+    # Subscribed, not only connected: a command sent before the broker acknowledged the
+    # subscription is lost, and its answer waited for in vain.
+    wait_for(lambda: board.loop.mqtt and board.loop.mqtt.connection.listening)
     return board
 
 
