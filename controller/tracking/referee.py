@@ -2202,15 +2202,7 @@ class Referee:
             # do not fit or a doubt waits.
             if not self._anchor_if_certain(t) and self._explain_again(t, len(self.flags)):
                 return
-        if (
-            self.pending
-            or self.tentative
-            or self.carries
-            or self.partial
-            or self.lifting
-            or self.left_behind
-            or self.owed
-        ):
+        if self._judging():
             return
         wrong: list[str] = []
         for cell, expected in enumerate(self.expected_g):
@@ -2247,20 +2239,25 @@ class Referee:
             return False
         return not any(hand.seeds for hand in self.game.hands)
 
+    def _judging(self) -> bool:
+        """Does a change wait to be judged, or seeds to arrive (carried, lifted, owed)?"""
+        return any(
+            (
+                self.pending,
+                self.tentative,
+                self.carries,
+                self.partial,
+                self.lifting,
+                self.left_behind,
+                self.owed,
+            )
+        )
+
     def _anchor_if_certain(self, t: float) -> bool:
         """Make this rest a certain point if nothing is in doubt or waits to be judged, and
         the referee's steps leave every cup with its seeds."""
         self.anchor_asked = len(self.steps)
-        waiting = (
-            self.pending,
-            self.tentative,
-            self.carries,
-            self.partial,
-            self.lifting,
-            self.left_behind,
-            self.owed,
-        )
-        if any(waiting) or self._in_doubt() or not self._cups_fit_steps():
+        if self._judging() or self._in_doubt() or not self._cups_fit_steps():
             return False
         self._anchor_here(t)
         return True
