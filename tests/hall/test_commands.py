@@ -37,7 +37,11 @@ class Commander:
 
     def send(self, body: Any, *, retain: bool = False) -> None:
         payload = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.client.publish("sowboard/b1/command", payload, qos=1, retain=retain)
+        # Until the broker acknowledged it: a board subscribing after `send` returned must find
+        # it stored (a retained publish still on its way reaches that board live, retain=0).
+        self.client.publish("sowboard/b1/command", payload, qos=1, retain=retain).wait_for_publish(
+            10
+        )
 
     def answer(self, board: Board, seconds: float = 10.0) -> dict[str, Any]:
         """The next answer, while the board's loop runs (it carries the command out)."""
