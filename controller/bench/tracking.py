@@ -137,14 +137,16 @@ def ends_exact(simulation: Simulation, referee: Referee) -> bool:
 
 
 def flag_delay(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> float | None:
-    """Seconds from the mistake to the first flag of its kind at its place (None: none)."""
+    """Seconds from the mistake to the first flag of its kind at its place being shown
+    (None: none)."""
     start = mistake.t
     if mistake.kind == "seed_lost":
         later = [landing.t for landing in landings if landing.t > mistake.t]
         start = min(later) if later else mistake.t
     for flag in referee.flags:
-        if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and flag.t >= start - 0.05:
-            return max(0.0, flag.t - start)
+        shown = flag.t if flag.shown_t is None else flag.shown_t
+        if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and shown >= start - 0.05:
+            return max(0.0, shown - start)
     return None
 
 

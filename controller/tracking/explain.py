@@ -282,6 +282,35 @@ class _Search:
         cv = self.model.cv
         return math.sqrt(SIGMA0_SEEDS**2 + abs(added) * cv**2 + (CALIBRATION * added) ** 2)
 
+    def shortest(self) -> list[Explanation]:
+        """The explanations found, one of each set of twins: two that differ only by steps
+        at their end in cups not read (still moving, a hand resting on them, faulty) fit
+        exactly as well, and are one explanation until those cups can be read. The twin that
+        keeps more of the referee's own steps stays (it saw those cups when they could be
+        read), else the shorter (what the cups do not show has not happened yet)."""
+        score = {found.steps: found.score for found in self.found}
+
+        def unread(step: Step) -> bool:
+            cell = self.cells.get(step.at) if step.at is not None else None
+            return cell is not None and self.readings_g[cell] is None
+
+        def agreed(steps: tuple[Step, ...]) -> int:
+            return next(
+                (k for k, (a, b) in enumerate(zip(steps, self.prefer, strict=False)) if a != b),
+                min(len(steps), len(self.prefer)),
+            )
+
+        twins: set[tuple[Step, ...]] = set()
+        for found in self.found:
+            k = len(found.steps)
+            while k and unread(found.steps[k - 1]):
+                k -= 1
+                shorter = found.steps[:k]
+                if score.get(shorter) == found.score:
+                    longer_agrees = agreed(found.steps) > agreed(shorter)
+                    twins.add(shorter if longer_agrees else found.steps)
+        return [found for found in self.found if found.steps not in twins]
+
     def sharp(self, found: Explanation) -> frozenset[int]:
         """The cells whose change since the anchor tells one seed more (SHARP_SEEDS)."""
         board, before = found.game.board, self.anchor.game.board
@@ -329,7 +358,7 @@ def explain(cups: Cups, prefer: Sequence[Step] = (), moves_seen: int = 0) -> Exp
     (tried first), `moves_seen` the moves it completed since."""
     search = cups.search(prefer, moves_seen)
     search.walk(search.root())
-    ranked = sorted(search.found, key=lambda e: e.score, reverse=True)
+    ranked = sorted(search.shortest(), key=lambda e: e.score, reverse=True)
     if not ranked or ranked[0].worst_z > Z_MAX or ranked[0].score < MIN_SCORE:
         return None
     best = ranked[0]

@@ -76,12 +76,14 @@ class OrderSearch:
             self.choices, self.states, self.ended_t = [], {}, None
         k = self.first + len(self.frames)
         latest = max(self.states, default=None)
-        if latest is None or frame.t - self._frame(latest).t >= COPY_EVERY_S:
+        if latest is None or (latest < k and frame.t - self._frame(latest).t >= COPY_EVERY_S):
             self.states[k] = referee.snapshot()
         self.frames.append(frame)
         doubts = referee.doubts()
         referee.follow(frame)
-        if referee.choices:
+        if referee.explained_t == frame.t:
+            self._start_over(referee, k + 1)  # (the cups told what happened)
+        elif referee.choices:
             self.choices.append(_choice(k, referee))
             self.choices_made += 1
         if referee.doubts() > doubts:
@@ -119,6 +121,12 @@ class OrderSearch:
         self.states = {i: s for i, s in self.states.items() if i >= keep}
         del self.frames[: keep - self.first]
         self.first = keep
+
+    def _start_over(self, referee: Referee, k: int) -> None:
+        """The cups explained the steps so far (explain.py), answers to every choice made
+        included: no answer is to be given again, and replays start from here."""
+        self.choices, self.frames, self.first = [], [], k
+        self.states = {k: referee.snapshot()}
 
     def _search(self, referee: Referee, k: int) -> None:
         """Replay the other answers of each recent choice (the latest first) up to frame `k`;

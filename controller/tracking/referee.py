@@ -106,6 +106,13 @@ RELAY_STALL_S = 5.0
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
 ONE_HAND_S = 0.06
+# A flag the cups could not explain while some of them could not be read (still moving, or a
+# hand resting on them) is shown once they can be and still cannot, and HOLD_SAMPLES samples
+# after it was raised at most (a cup settles within a few samples of its motion; a hand
+# resting for seconds must not hide a mistake): the flag delay targets are 0.5 s at 80 SPS
+# and 1 s at 10 SPS, and a flag comes 0.2 s (0.4 s) after its mistake at the median.
+HOLD_SAMPLES = 4
+HOLD_MIN_S = 0.1
 MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not settled
 PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
 
@@ -142,6 +149,7 @@ class Flag:
     # The hand whose mistake it is (None: nobody's, such as a sensor's fault or a seed that
     # is not part of the game), so the page can word it for that player.
     player: int | None = None
+    shown_t: float | None = None  # when it was first shown (held back: see HOLD_SAMPLES)
 
     @property
     def active(self) -> bool:
@@ -330,6 +338,12 @@ class Referee:
         self.anchor_asked = -1  # the steps taken when a certain point was last looked for
         self.explained_again = 0  # how often the cups told other steps than the referee's
         self.explain_s_max = 0.0  # the longest search (CPU seconds)
+        self.explained_t = -1.0  # when the cups, all read, last told what happened (orders.py)
+        # Flags raised while cups the search left out could not be read, not shown yet; the
+        # cups they wait for; how long a flag is held at most (see HOLD_SAMPLES).
+        self.held: list[Flag] = []
+        self.held_for: set[int] = set()
+        self.flag_hold_s = max(HOLD_MIN_S, HOLD_SAMPLES / rate)
         self._publish(0.0)
 
     # -- entry point ----------------------------------------------------------------------------
@@ -376,6 +390,7 @@ class Referee:
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
+        self._release_held(t)  # (they join this frame's flags: judged with them)
         if self._judged_this_frame(flags_before) and self._explain_again(t, flags_before):
             pass  # the cups are explained by due steps: the flags were never shown
         elif not self.detector.at_rest():
@@ -668,7 +683,7 @@ class Referee:
         }
         return any(
             f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT) and id(f) not in owed
-            for f in self.flags
+            for f in (*self.flags, *self.held)  # (held back or shown: it waits all the same)
         )
 
     # -- explaining settled changes -------------------------------------------------------------
@@ -2138,6 +2153,7 @@ class Referee:
             detail=detail,
             serial=next(self.serials),
             player=self._moving_hand() if kind in HAND_MISTAKES else None,
+            shown_t=self.now,
         )
         self.flags.append(flag)
         return flag
@@ -2271,12 +2287,20 @@ class Referee:
             return False
         return fits(self._cups(anchor), [r.step for r in self.steps[anchor.steps :]])
 
-    def _cups(self, anchor: Anchor, cells: dict[Place, int] | None = None) -> Cups:
-        """What the cups say since `anchor` (of `cells`, every cell if None)."""
+    def _cups(self, anchor: Anchor, unread: set[int] | None = None) -> Cups:
+        """What the cups say since `anchor`, but those `unread` (nothing is read of them; a
+        step may be made there, but while the order search follows two hands: its replays,
+        which do not ask the cups, could not take such a step back, see orders.py)."""
+        readings = self._readings()
+        for cell in unread or ():
+            readings[cell] = None
+        cells = self.cell_of
+        if unread and self.orders is not None and self.orders.following:
+            cells = {place: cell for place, cell in cells.items() if cell not in unread}
         return Cups(
             anchor,
-            self._readings(),
-            self.cell_of if cells is None else cells,
+            readings,
+            cells,
             SeedModel(self.seed_g, self.seed_cv()),
             self.motions,
         )
@@ -2303,23 +2327,25 @@ class Referee:
         sequence alone does, it is what happened: the referee takes it instead of its own
         steps since the anchor, the flags raised since are withdrawn (those of this frame
         were never shown, and go), and, the whole board at rest, it is a certain point again.
-        Cups that still move are left out (no step there, nothing read), and judged as they
-        settle, if the referee is waiting on nothing there yet."""
+        Cups that cannot be read now (`_unread`) are left out of the reckoning, but steps
+        may be made there: what they show once read is judged then, less the seeds the
+        explanation put there (`_carried_over`)."""
         anchor = self.anchor
         if not self.explaining or anchor is None:
             return False
         if any(f.active and f.kind in UNEXPLAINABLE for f in self.flags):
             return False
-        moving = {c for c, d in enumerate(self.detector.cells) if d.active}
-        if moving and not self._may_leave_out(moving):
+        unread = self._unread()
+        if unread and not self._may_leave_out(unread):
             return False
         since = self.steps[anchor.steps :]
         moves = len(self.game.completed) - len(anchor.game.completed)
         started = time.process_time()
-        still = {place: cell for place, cell in self.cell_of.items() if cell not in moving}
-        found = explain(self._cups(anchor, still), [r.step for r in since], moves)
+        found = explain(self._cups(anchor, unread=unread), [r.step for r in since], moves)
         self.explain_s_max = max(self.explain_s_max, time.process_time() - started)
         if found is None or not self._disproves(found, flags_before):
+            if unread:
+                self._hold_back(t, flags_before, unread)
             return False
         kept = 0
         while kept < min(len(since), len(found.steps)) and since[kept].step == found.steps[kept]:
@@ -2330,16 +2356,78 @@ class Referee:
         self.explained_again += changed
         del self.steps[anchor.steps + kept :]
         self.steps.extend(RecognisedStep(t, step) for step in found.steps[kept:])
+        carried = self._carried_over(found.game, unread, t)
         self.game = found.game.copy()
         self._forget_judgements(t, flags_before, WITHDRAWN if changed else "")
-        if not moving:
+        self.pending.update(carried)
+        if not unread:
+            self.explained_t = t
             self._anchor_here(t)
         return True
+
+    def _unread(self) -> set[int]:
+        """Cups whose seeds cannot be read now: still moving, or with a weight resting on
+        them (waited out as a hand: see `_explain_late`; not where the referee took a step
+        on trust, which that weight will confirm or take back)."""
+        moving = {c for c, d in enumerate(self.detector.cells) if d.active}
+        resting = {c for c, p in self.pending.items() if p.patience_until > 0}
+        return moving | (resting - self.tentative.keys())
+
+    def _carried_over(self, game: StepFollower, unread: set[int], t: float) -> dict[int, Pending]:
+        """The changes still to be judged at the `unread` cups, less the seeds `game` (the
+        explanation) counts there beyond the referee's own count: a seed sown under a resting
+        finger is a step already, and the cup showing it once the finger lifts nets to nothing."""
+        carried: dict[int, Pending] = {}
+        for cell in unread:
+            place = self.place_of.get(cell)
+            if place is None:
+                continue
+            idx = self.rules.index_of(place)
+            extra_g = (game.board[idx] - self.game.board[idx]) * self.seed_g
+            pending = self.pending.get(cell)
+            level = self.detector.cells[cell].rest
+            if pending is None and extra_g and level is not None:
+                onset = self.motions[cell][-1][0] if self.motions.get(cell) else t
+                pending = Pending(t, t, 0.0, level, onset)
+            if pending is not None:
+                pending.net_g -= extra_g
+                carried[cell] = pending
+        return carried
+
+    def _hold_back(self, t: float, flags_before: int, unread: set[int]) -> None:
+        """This frame's flags (those raised HOLD_SAMPLES ago at most) wait for the cups left
+        unread: the seed the search missed may be in one of them (a finger resting on the
+        cup it fell into)."""
+        fresh = [f for f in self.flags[flags_before:] if t < f.t + self.flag_hold_s]
+        if fresh:
+            self.flags[flags_before:] = [f for f in self.flags[flags_before:] if f not in fresh]
+            self.held += fresh
+            self.held_for |= unread
+
+    def _release_held(self, t: float) -> None:
+        """Flags held back whose cups can be read (or that waited long enough) are this
+        frame's flags now: explained away with them, or shown (those put right meanwhile are
+        dropped: never shown, nothing to show)."""
+        if not self.held:
+            return
+        unread = self._unread()
+        if any(c in unread for c in self.held_for) and t < self.held[0].t + self.flag_hold_s:
+            return
+        self._show(self.held, t)
+
+    def _show(self, held: list[Flag], t: float) -> None:
+        """Show these held flags now (not those put right meanwhile); none is held any more."""
+        for flag in held:
+            if flag.active:
+                flag.shown_t = t
+                self.flags.append(flag)
+        self.held, self.held_for = [], set()
 
     def _disproves(self, found: Explanation, flags_before: int) -> bool:
         """Does the explanation rule out a mistake at every cup a flag it would take back
         stands at (those of this frame, and those still waiting)?"""
         flags = [f for f in self.flags[:flags_before] if f.active] + self.flags[flags_before:]
+        flags += self.held
         judged = [f for f in flags if f.kind not in (*UNEXPLAINABLE, SEED_LOST)]
         cells = {self.cell_of[f.at] for f in judged if f.at is not None and f.at in self.cell_of}
         return all(found.rules_out_a_mistake_at(cell) for cell in cells)
@@ -2347,10 +2435,9 @@ class Referee:
     def _may_leave_out(self, moving: set[int]) -> bool:
         """May these moving cups be left out of an explanation? Not while seeds are carried
         or lifted, nor where a change waits to be judged: that would be judged twice."""
-        if self.carries or self.lifting or self.early_lifts:
+        if self.lifting or self.early_lifts:
             return False
-        waiting = (
-            self.pending,
+        waiting = (  # (not `pending`, nor `carries`: see `_carried_over`)
             self.tentative,
             self.partial,
             self.strays,
@@ -2369,6 +2456,7 @@ class Referee:
                 if why:
                     flag.detail = (flag.detail + "; " if flag.detail else "") + why
         self.flags[flags_before:] = [f for f in self.flags[flags_before:] if f.kind in stays]
+        self._show([f for f in self.held if f.kind in stays], t)
         for per_cell in (
             self.strays,
             self.stray_flags,

@@ -31,8 +31,10 @@ def _opening(extra: dict[str, object]) -> dict[str, object]:
 def test_the_frames_of_an_opening_are_let_go_once_it_is_long_over(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # (The hands' tempo answers this opening right at once: not asked, so a search is kept.)
+    # (The hands' tempo answers this opening right at once, and the cups' explanation once
+    # the cups are read: neither is asked, so a search is kept.)
     monkeypatch.setattr(Referee, "_due_by_tempo", lambda self, options: None)
+    monkeypatch.setattr(Referee, "_explain_again", lambda self, t, flags_before: False)
     # A light touch long after the opening keeps the board running that long.
     late = {"actions": [{"t": SEARCH_S + 4, "action": "press", "at": [0, 0], "g": 0.5, "dur": 0.2}]}
     simulation, referee = run_simulation(parse_scenario(_opening(late), "late"))
