@@ -67,7 +67,6 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 # may be a finger, a palm or a forearm resting on the cup (10 g to a few hundred: SIMULATION.md's
 # human hands), and it may rest there for REST_MAX_S before its weight is called seeds ...
 REST_MAX_S = 12.0
-SLIP_MAX_SEEDS = 2.5  # ... but two seeds slipping together into the cup due weigh up to this
 # Fingers brushing a cup (30-80 ms) or a bouncing seed striking it (20 ms, SIMULATION.md) may
 # read as settled for a moment at 80 SPS: four readings agree at their top (each the mean of
 # the last 50 ms), and they fall back within 30 ms. A seed where none is due is flagged, and
@@ -786,24 +785,9 @@ class Referee:
         REST_MAX_S, or until a hand that holds that many seeds stops sowing
         (`_hand_stopped`)."""
         hands = len(self.game.active_players())
-        if n >= max(1, hands) - 1 + self.two_seeds_at() and not self._slipped_here(
-            n, place, pending
-        ):
+        if n >= max(1, hands) - 1 + self.two_seeds_at():
             return REST_MAX_S
         return 0.0 if self._whole_seeds(n) else PATIENCE_S
-
-    def _slipped_here(self, n: float, place: Place | None, pending: Pending) -> bool:
-        """Two seeds slipping together into the cup where a seed is due (an extra seed) weigh
-        like a light finger (up to SLIP_MAX_SEEDS, whole), but they strike it: at 80 SPS their
-        ring reads over the level they settle at, where a palm settles without. (At 10 SPS
-        the ring is averaged away: a rest is the likelier.)"""
-        return (
-            n <= SLIP_MAX_SEEDS
-            and self._whole_seeds(n)
-            and not self.detector.slow
-            and pending.pressed_g > 0.5 * self.seed_g
-            and self._due_at(place, StepKind.SOW)
-        )
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
