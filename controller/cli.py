@@ -31,8 +31,9 @@ def number_in(
     `--seconds -1` not a benchmark of minus one second.
     """
     kind = "a whole number" if whole else "a number"
-    start = f"more than {low:g}" if low_open else f"from {low:g}"
-    allowed = f"{kind} {start} to {high:g}" + (f" ({unit})" if unit else "")
+    form = ".0f" if whole else "g"  # a whole range is written out: 2147483647, not 2.14748e+09
+    start = f"more than {low:{form}}" if low_open else f"from {low:{form}}"
+    allowed = f"{kind} {start} to {high:{form}}" + (f" ({unit})" if unit else "")
 
     def parse(text: str) -> float:
         try:
@@ -207,8 +208,9 @@ def cmd_hall(args: argparse.Namespace) -> int:
     }
     try:  # the same checks as the daemon's [mqtt] section
         settings = parse_config({"mqtt": keys}, "sowboard hall").mqtt
-    except ConfigError as err:
-        raise CommandError(str(err).replace("mqtt.url", "--mqtt")) from None
+    except ConfigError as err:  # its text begins with where: "sowboard hall: "
+        text = str(err).removeprefix("sowboard hall: ")
+        raise CommandError(text.replace("mqtt.url", "--mqtt")) from None
     if not settings.enabled:
         raise CommandError("--mqtt: give the broker's URL, e.g. mqtt://broker.local:1883")
     try:

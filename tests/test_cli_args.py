@@ -135,3 +135,63 @@ def test_tools_get_the_checked_values(
 
     assert cli.main(argv) == 0
     assert calls == [expected]
+
+
+def bad_out(tmp_path: Any) -> list[str]:
+    (tmp_path / "a-file").write_text("not a directory")
+    return ["selfplay", "--games", "1", "--out", str(tmp_path / "a-file")]
+
+
+def bad_out_below_a_file(tmp_path: Any) -> list[str]:
+    (tmp_path / "a-file").write_text("not a directory")
+    return ["selfplay", "--games", "1", "--out", str(tmp_path / "a-file" / "sub")]
+
+
+def hall_host_unknown(tmp_path: Any) -> list[str]:
+    return ["hall", "--mqtt", "mqtt://127.0.0.1:1", "--host", "nosuch.invalid", "--port", "0"]
+
+
+def run_host_unknown(tmp_path: Any) -> list[str]:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[web]\nhost = "nosuch.invalid"\nport = 0\n[data]\ndir = "{tmp_path / "data"}"\n'
+    )
+    return ["run", "--config", str(config)]
+
+
+# (a command line made in tmp_path, what the one line must say)
+FAILS_CLEANLY = [
+    (bad_out, "a-file"),
+    (bad_out_below_a_file, "a-file/sub"),
+    (hall_host_unknown, "--host nosuch.invalid"),
+    (run_host_unknown, "web.host = 'nosuch.invalid'"),
+]
+
+
+@pytest.mark.parametrize(("make_argv", "names"), FAILS_CLEANLY)
+def test_a_value_that_cannot_be_used_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any, make_argv: Any, names: str
+) -> None:
+    argv = make_argv(tmp_path)
+
+    assert cli.main(argv) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith(f"sowboard {argv[0]}: ")
+    assert names in err
+    assert f"sowboard {argv[0]}: sowboard" not in err  # the command is named once
+
+
+def test_a_large_whole_range_is_written_out(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["selfplay", "--seed", "-1"])
+
+    assert "from 0 to 2147483647" in capsys.readouterr().err
+
+
+def test_hall_with_a_bad_url_names_the_command_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["hall", "--mqtt", "ftp://x"]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith("sowboard hall: --mqtt")
+    assert err.count("sowboard hall") == 1
