@@ -112,11 +112,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.sim import ScenarioError, load_scenario
     from controller.simulate import report, run_simulation
 
-    try:
-        scenario = load_scenario(args.scenario)
+    try:  # a move the file names may prove impossible only when the player plans it
+        simulation, referee = run_simulation(load_scenario(args.scenario))
     except ScenarioError as err:
         raise CommandError(str(err)) from None
-    simulation, referee = run_simulation(scenario)
     print(json.dumps(report(simulation, referee), indent=None if args.compact else 1))
     return 0
 

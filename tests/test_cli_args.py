@@ -159,8 +159,21 @@ def run_host_unknown(tmp_path: Any) -> list[str]:
     return ["run", "--config", str(config)]
 
 
+def scenario_with_an_empty_pit(tmp_path: Any) -> list[str]:
+    """A scenario whose second move is from a pit the first emptied: the file parses, and the
+    virtual player finds the move impossible only when it plans it."""
+    import json
+    from pathlib import Path
+
+    scenario = json.loads((Path(__file__).parent / "scenarios/congkak_extra_turn.json").read_text())
+    scenario["moves"][1] = 0
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    return ["simulate", str(tmp_path / "s.json")]
+
+
 # (a command line made in tmp_path, what the one line must say)
 FAILS_CLEANLY = [
+    (scenario_with_an_empty_pit, "moves[1]: pit 0: pit 0 of player 0 is empty"),
     (bad_out, "a-file"),
     (bad_out_below_a_file, "a-file/sub"),
     (hall_host_unknown, "--host nosuch.invalid"),
