@@ -171,8 +171,19 @@ def scenario_with_an_empty_pit(tmp_path: Any) -> list[str]:
     return ["simulate", str(tmp_path / "s.json")]
 
 
+def scenario_with_a_list_for_an_action(tmp_path: Any) -> list[str]:
+    import json
+    from pathlib import Path
+
+    scenario = json.loads((Path(__file__).parent / "scenarios/flag_extra_seed.json").read_text())
+    scenario["actions"][0]["action"] = [[]]
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    return ["simulate", str(tmp_path / "s.json")]
+
+
 # (a command line made in tmp_path, what the one line must say)
 FAILS_CLEANLY = [
+    (scenario_with_a_list_for_an_action, "actions[0].action: [[]] is not an action"),
     (scenario_with_an_empty_pit, "moves[1]: pit 0: pit 0 of player 0 is empty"),
     (bad_out, "a-file"),
     (bad_out_below_a_file, "a-file/sub"),
