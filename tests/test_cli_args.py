@@ -181,8 +181,37 @@ def scenario_with_a_list_for_an_action(tmp_path: Any) -> list[str]:
     return ["simulate", str(tmp_path / "s.json")]
 
 
+def recording_with(tmp_path: Any, key: str, value: Any) -> list[str]:
+    """The test recording with its header's `key` (a path of keys and indexes) set to
+    `value`: json writes NaN and Infinity, as a damaged or forged file may hold them."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    source = Path(__file__).parent / "recordings/congkak7_foreign_seed_sim.jsonl.gz"
+    lines = [json.loads(line) for line in gzip.open(source, "rt")]
+    *path, last = key.split(".")
+    node = lines[0]
+    for part in path:
+        node = node[int(part) if part.isdigit() else part]
+    node[int(last) if last.isdigit() else last] = value
+    with gzip.open(tmp_path / "r.jsonl.gz", "wt") as out:
+        out.writelines(json.dumps(line) + "\n" for line in lines)
+    return ["simulate", "--frames", str(tmp_path / "r.jsonl.gz")]
+
+
+def recording_nan_offset(tmp_path: Any) -> list[str]:
+    return recording_with(tmp_path, "calibration.0.0", float("nan"))
+
+
+def recording_infinite_rate(tmp_path: Any) -> list[str]:
+    return recording_with(tmp_path, "rate_sps", float("inf"))
+
+
 # (a command line made in tmp_path, what the one line must say)
 FAILS_CLEANLY = [
+    (recording_nan_offset, "calibration"),
+    (recording_infinite_rate, "'rate_sps' must be a number"),
     (scenario_with_a_list_for_an_action, "actions[0].action: [[]] is not an action"),
     (scenario_with_an_empty_pit, "moves[1]: pit 0: pit 0 of player 0 is empty"),
     (bad_out, "a-file"),
