@@ -189,7 +189,8 @@ def recording_with(tmp_path: Any, key: str, value: Any) -> list[str]:
     from pathlib import Path
 
     source = Path(__file__).parent / "recordings/congkak7_foreign_seed_sim.jsonl.gz"
-    lines = [json.loads(line) for line in gzip.open(source, "rt")]
+    with gzip.open(source, "rt") as recording:
+        lines = [json.loads(line) for line in recording]
     *path, last = key.split(".")
     node = lines[0]
     for part in path:

@@ -246,7 +246,9 @@ def test_a_layout_that_cannot_be_saved_is_named_and_a_damaged_one_is_kept_aside(
         again.stop()
 
 
-@pytest.mark.parametrize("name", ["game.jsonl", "sim_board.json", "calibration.json"])
+@pytest.mark.parametrize(
+    "name", ["game.jsonl", "sim_board.json", "calibration.json", "records.jsonl"]
+)
 def test_a_directory_where_a_data_file_belongs_is_moved_aside_and_the_file_written(
     tmp_path: Path, name: str
 ) -> None:
