@@ -177,3 +177,23 @@ def test_a_new_game_right_after_a_calibration_keeps_it_while_the_card_is_slow(
     loop.execute("new_game", {})
     slow.set()
     assert loop.calibration == taken
+
+
+def test_a_damaged_calibration_is_kept_aside_once_not_at_every_new_game(tmp_path: Path) -> None:
+    """`bench damage`: on the simulated board every new world (a new game, an undo, a board
+    laid out again) read the damaged calibration.json anew, said so again and kept one more
+    copy: in demo mode a copy every few minutes, until the card is full."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.json").write_bytes(b"\x00\xffnot a calibration")
+    board = Board(make_config(data))
+    try:
+        board.ready()
+        for _ in range(2):
+            board.loop.execute("new_game", {})
+            board.ready()
+        notices = board.status()["daemon"]["notices"]
+    finally:
+        board.stop()
+    assert len(list(data.glob("calibration.json.damaged-*"))) == 1
+    assert sum("calibration not used" in n for n in notices) == 1
