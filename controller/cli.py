@@ -31,8 +31,9 @@ def number_in(
     `--seconds -1` not a benchmark of minus one second.
     """
     kind = "a whole number" if whole else "a number"
-    start = f"more than {low:g}" if low_open else f"from {low:g}"
-    allowed = f"{kind} {start} to {high:g}" + (f" ({unit})" if unit else "")
+    form = ".0f" if whole else "g"  # a whole range is written out: 2147483647, not 2.14748e+09
+    start = f"more than {low:{form}}" if low_open else f"from {low:{form}}"
+    allowed = f"{kind} {start} to {high:{form}}" + (f" ({unit})" if unit else "")
 
     def parse(text: str) -> float:
         try:
@@ -111,11 +112,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.sim import ScenarioError, load_scenario
     from controller.simulate import report, run_simulation
 
-    try:
-        scenario = load_scenario(args.scenario)
+    try:  # a move the file names may prove impossible only when the player plans it
+        simulation, referee = run_simulation(load_scenario(args.scenario))
     except ScenarioError as err:
         raise CommandError(str(err)) from None
-    simulation, referee = run_simulation(scenario)
     print(json.dumps(report(simulation, referee), indent=None if args.compact else 1))
     return 0
 
@@ -207,8 +207,9 @@ def cmd_hall(args: argparse.Namespace) -> int:
     }
     try:  # the same checks as the daemon's [mqtt] section
         settings = parse_config({"mqtt": keys}, "sowboard hall").mqtt
-    except ConfigError as err:
-        raise CommandError(str(err).replace("mqtt.url", "--mqtt")) from None
+    except ConfigError as err:  # its text begins with where: "sowboard hall: "
+        text = str(err).removeprefix("sowboard hall: ")
+        raise CommandError(text.replace("mqtt.url", "--mqtt")) from None
     if not settings.enabled:
         raise CommandError("--mqtt: give the broker's URL, e.g. mqtt://broker.local:1883")
     try:
@@ -432,25 +433,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_hall)
 
-    p = sub.add_parser(
-        "calibrate", help="calibrate the load cells at the terminal (the daemon must be stopped)"
+    p = _tool(
+        sub,
+        "calibrate",
+        cmd_calibrate,
+        help="calibrate the load cells at the terminal (the daemon must be stopped)",
     )
-    p.add_argument("--config", help="the configuration file (as for run)")
     p.add_argument(
         "--grams",
         type=number_in(0, 100000, low_open=True, unit="grams"),
         default=100.0,
         help="the reference weight in grams (default 100)",
     )
-    p.set_defaults(func=cmd_calibrate)
 
-    p = sub.add_parser(
-        "diag", help="what a support call needs: configuration, data files, hardware (JSON)"
+    p = _tool(
+        sub,
+        "diag",
+        cmd_diag,
+        help="what a support call needs: configuration, data files, hardware (JSON)",
     )
-    p.add_argument("--config", help="the configuration file (as for run)")
+    seconds = number_in(0, 3600, unit="seconds")
     p.add_argument(
         "--sensors",
-        type=number_in(0, 3600, unit="seconds"),
+        type=seconds,
         default=0.0,
         metavar="SECONDS",
         help="also read the real load cells this long (the daemon must be stopped)",
@@ -459,165 +464,161 @@ def build_parser() -> argparse.ArgumentParser:
         "--leds", action="store_true", help="LED test: each place white in turn, then R, G, B"
     )
     p.add_argument(
-        "--buttons",
-        type=number_in(0, 3600, unit="seconds"),
-        default=0.0,
-        metavar="SECONDS",
-        help="button test this long",
+        "--buttons", type=seconds, default=0.0, metavar="SECONDS", help="button test this long"
     )
-    p.set_defaults(func=cmd_diag)
 
-    p = sub.add_parser(
+    p = _tool(
+        sub,
         "record",
+        cmd_record,
         help="ask the running daemon to save a recording of its last frames",
         description="Ask the running daemon (its local web API, with the admin PIN from the "
         "configuration) to save a recording of the last SECONDS of raw frames, steps and "
         "flags in <data dir>/recordings/; prints the file's path.",
     )
-    p.add_argument("--config", help="the configuration file (as for run)")
     p.add_argument(
         "--seconds",
         type=number_in(0, 3600, low_open=True, unit="seconds"),
         default=None,
         help="at least this many seconds (default: all the daemon holds, [recorder] seconds)",
     )
-    p.set_defaults(func=cmd_record)
 
-    p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument(
-        "what",
-        choices=[
-            "rules",
-            "tracking",
-            "openings",
-            "openspiel",
-            "web",
-            "humans",
-            "pi-reader",
-            "opponent",
-            "kills",
-            "soak",
-            "fuzz",
-            "damage",
-            "hall",
-            "child",
-            "undo",
-        ],
-        help="what to measure",
-    )
-    p.add_argument(
+    _add_bench(sub.add_parser("bench", help="benchmarks that print figures"))
+    return parser
+
+
+def _tool(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    func: Callable[[argparse.Namespace], int],
+    **kw: Any,
+) -> argparse.ArgumentParser:
+    """A command that reads the daemon's configuration file (`--config`, as `run` does)."""
+    p = sub.add_parser(name, **kw)
+    p.add_argument("--config", help="the configuration file (as for run)")
+    p.set_defaults(func=func)
+    return p
+
+
+BENCHMARKS = (
+    "rules",
+    "tracking",
+    "openings",
+    "openspiel",
+    "web",
+    "humans",
+    "pi-reader",
+    "opponent",
+    "kills",
+    "soak",
+    "fuzz",
+    "damage",
+    "hall",
+    "child",
+    "undo",
+)
+
+# `sowboard bench`'s numeric options: (option, its type, default, help). A default of None is
+# the benchmark's own (`given`), named in the help; every value is checked by its type.
+BENCH_NUMBERS: tuple[tuple[str, Callable[[str], float], float | None, str], ...] = (
+    (
         "--seconds",
-        type=number_in(0, 3600, low_open=True, unit="seconds"),
-        default=None,
-        help="rules: seconds per measurement (2); web: seconds of streaming (30); "
+        number_in(0, 3600, low_open=True, unit="seconds"),
+        None,
+        "rules: seconds per measurement (2); web: seconds of streaming (30); "
         "pi-reader: seconds per reader (60); opponent: think time a move (0.4)",
-    )
-    p.add_argument(
-        "--busy",
-        type=number_in(0, 16, whole=True),
-        default=2,
-        help="pi-reader: busy Python threads in the daemon (2)",
-    )
-    p.add_argument(
-        "--reader",
-        choices=["all", "thread", "process-normal", "process"],
-        default="all",
-        help="pi-reader: which reader to measure (all)",
-    )
-    p.add_argument(
+    ),
+    ("--busy", number_in(0, 16, whole=True), 2, "pi-reader: busy Python threads in the daemon (2)"),
+    (
         "--level",
-        type=number_in(1, 5, whole=True),
-        default=None,
-        help="web: the computer plays player 2 at this level (1 s a move) while the demo plays "
+        number_in(1, 5, whole=True),
+        None,
+        "web: the computer plays player 2 at this level (1 s a move) while the demo plays "
         "player 1, and the loop's lag while the engine thinks is reported (default: no computer)",
-    )
-    p.add_argument(
-        "--clients",
-        # the daemon under test serves clients + 4 streams, and web.max_streams is at most 200
-        type=number_in(1, 196, whole=True),
-        default=50,
-        help="web, pi-reader: live event streams (50)",
-    )
-    p.add_argument(
-        "--repeats",
-        type=number_in(1, 100, whole=True),
-        default=5,
-        help="measurements per figure (median)",
-    )
-    p.add_argument(
-        "--rounds",
-        type=number_in(1, 1000, whole=True),
-        default=1,
-        help="tracking: games per configuration pair",
-    )
-    p.add_argument(
+    ),
+    # the daemon under test serves clients + 4 streams, and web.max_streams is at most 200
+    ("--clients", number_in(1, 196, whole=True), 50, "web, pi-reader: live event streams (50)"),
+    ("--repeats", number_in(1, 100, whole=True), 5, "measurements per figure (median)"),
+    ("--rounds", number_in(1, 1000, whole=True), 1, "tracking: games per configuration pair"),
+    (
         "--games",
-        type=number_in(1, 100000, whole=True),
-        default=None,
-        help="openspiel: random games per rule set (1000); openings: per configuration (100; "
+        number_in(1, 100000, whole=True),
+        None,
+        "openspiel: random games per rule set (1000); openings: per configuration (100; "
         "with --daemon 40); humans: games in all (96, one of each configuration); "
         "opponent: games per match (100); child: games per preset (100); undo: moves undone (100)",
-    )
-    p.add_argument(
-        "--preset",
-        choices=["congkak", "congkak-opening", "kalah", "oware"],
-        help="child: only this preset (default: all four)",
-    )
-    p.add_argument(
-        "--profile",
-        choices=PROFILE_NAMES,
-        help="humans: only this behaviour profile (default: every profile)",
-    )
-    p.add_argument(
-        "--daemon",
-        action="store_true",
-        help="openings: on the daemon's own loop and virtual hands instead of scenarios",
-    )
-    p.add_argument(
+    ),
+    (
         "--kills",
-        type=number_in(1, 10000, whole=True),
-        default=100,
-        help="kills: SIGKILLs of the daemon in demo mode (100)",
-    )
-    p.add_argument(
+        number_in(1, 10000, whole=True),
+        100,
+        "kills: SIGKILLs of the daemon in demo mode (100)",
+    ),
+    (
         "--hours",
-        type=number_in(0, 48, low_open=True, unit="simulated hours"),
-        default=8.0,
-        help="soak: simulated hours of demo at speed 50 (8)",
-    )
-    p.add_argument(
-        "--kiosk",
-        action="store_true",
-        help="soak: set the daemon up as a museum exhibit and load its kiosk page each sample",
-    )
-    p.add_argument(
+        number_in(0, 48, low_open=True, unit="simulated hours"),
+        8.0,
+        "soak: simulated hours of demo at speed 50 (8)",
+    ),
+    (
         "--requests",
-        type=number_in(1, 100000, whole=True),
-        default=2000,
-        help="fuzz: requests in all, spread over every endpoint (2000)",
-    )
-    p.add_argument(
+        number_in(1, 100000, whole=True),
+        2000,
+        "fuzz: requests in all, spread over every endpoint (2000)",
+    ),
+    (
         "--boards",
-        type=number_in(1, 50, whole=True),
-        default=20,
-        help="hall: demo boards publishing to one broker (20)",
-    )
-    p.add_argument(
+        number_in(1, 50, whole=True),
+        20,
+        "hall: demo boards publishing to one broker (20)",
+    ),
+    (
         "--outage",
-        type=number_in(0, 600, unit="seconds"),
-        default=10.0,
-        help="hall: seconds the broker is stopped a third of the way in (10; 0: never)",
-    )
-    p.add_argument(
-        "--control",
-        action="store_true",
-        help="hall: the same daemons without [mqtt], for their loop lag alone",
-    )
-    p.add_argument(
-        "--verbose", action="store_true", help="tracking: a line per game; web: daemon messages"
-    )
+        number_in(0, 600, unit="seconds"),
+        10.0,
+        "hall: seconds the broker is stopped a third of the way in (10; 0: never)",
+    ),
+)
+
+# (option, its choices, default, help)
+BENCH_CHOICES: tuple[tuple[str, Sequence[str], str | None, str], ...] = (
+    (
+        "--reader",
+        ("all", "thread", "process-normal", "process"),
+        "all",
+        "pi-reader: which reader to measure (all)",
+    ),
+    (
+        "--preset",
+        ("congkak", "congkak-opening", "kalah", "oware"),
+        None,
+        "child: only this preset (default: all four)",
+    ),
+    (
+        "--profile",
+        PROFILE_NAMES,
+        None,
+        "humans: only this behaviour profile (default: every profile)",
+    ),
+)
+
+BENCH_FLAGS: tuple[tuple[str, str], ...] = (
+    ("--daemon", "openings: on the daemon's own loop and virtual hands instead of scenarios"),
+    ("--kiosk", "soak: set the daemon up as a museum exhibit and load its kiosk page each sample"),
+    ("--control", "hall: the same daemons without [mqtt], for their loop lag alone"),
+    ("--verbose", "tracking: a line per game; web: daemon messages"),
+)
+
+
+def _add_bench(p: argparse.ArgumentParser) -> None:
+    p.add_argument("what", choices=BENCHMARKS, help="what to measure")
+    for option, kind, default, text in BENCH_NUMBERS:
+        p.add_argument(option, type=kind, default=default, help=text)
+    for option, choices, chosen, text in BENCH_CHOICES:
+        p.add_argument(option, choices=choices, default=chosen, help=text)
+    for option, text in BENCH_FLAGS:
+        p.add_argument(option, action="store_true", help=text)
     p.set_defaults(func=cmd_bench)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -144,6 +144,16 @@ def main(
 ) -> dict[str, Any]:
     """Play, write the records and the summary; the summary."""
     check_rules(variant, options)
+    try:
+        return _play_and_write(games, variant, options, sim, out_dir, seed)
+    except OSError as err:  # --out is a file, or below one, or not writable
+        where = err.filename or out_dir
+        raise SelfPlayError(f"--out {out_dir}: cannot write {where}: {err.strerror}") from None
+
+
+def _play_and_write(
+    games: int, variant: str, options: dict[str, Any], sim: bool, out_dir: Path, seed: int
+) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     play = sim_game if sim else engine_game
     played: list[Played] = []

@@ -11,6 +11,7 @@ the steps and flags it finds compared with the live ones recorded.
 from __future__ import annotations
 
 import itertools
+import math
 import statistics
 import tomllib
 from typing import Any
@@ -87,6 +88,8 @@ def run_recording(recording: Recording) -> Referee | None:
         board = parse_board(tomllib.loads(str(header["board"]["file"])), f"{name}: board")
         mapping = board.mapping(rules.n)
         calibration = [(float(o), float(s)) for o, s in header["calibration"]]
+        if not all(math.isfinite(o) and math.isfinite(s) and s for o, s in calibration):
+            raise ValueError("every calibration offset and scale must be finite, scales not 0")
         layout = start.get("layout")  # (a match round's own start)
         follower = (
             StepFollower.new(rules)

@@ -135,3 +135,117 @@ def test_tools_get_the_checked_values(
 
     assert cli.main(argv) == 0
     assert calls == [expected]
+
+
+def bad_out(tmp_path: Any) -> list[str]:
+    (tmp_path / "a-file").write_text("not a directory")
+    return ["selfplay", "--games", "1", "--out", str(tmp_path / "a-file")]
+
+
+def bad_out_below_a_file(tmp_path: Any) -> list[str]:
+    (tmp_path / "a-file").write_text("not a directory")
+    return ["selfplay", "--games", "1", "--out", str(tmp_path / "a-file" / "sub")]
+
+
+def hall_host_unknown(tmp_path: Any) -> list[str]:
+    return ["hall", "--mqtt", "mqtt://127.0.0.1:1", "--host", "nosuch.invalid", "--port", "0"]
+
+
+def run_host_unknown(tmp_path: Any) -> list[str]:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[web]\nhost = "nosuch.invalid"\nport = 0\n[data]\ndir = "{tmp_path / "data"}"\n'
+    )
+    return ["run", "--config", str(config)]
+
+
+def scenario_with_an_empty_pit(tmp_path: Any) -> list[str]:
+    """A scenario whose second move is from a pit the first emptied: the file parses, and the
+    virtual player finds the move impossible only when it plans it."""
+    import json
+    from pathlib import Path
+
+    scenario = json.loads((Path(__file__).parent / "scenarios/congkak_extra_turn.json").read_text())
+    scenario["moves"][1] = 0
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    return ["simulate", str(tmp_path / "s.json")]
+
+
+def scenario_with_a_list_for_an_action(tmp_path: Any) -> list[str]:
+    import json
+    from pathlib import Path
+
+    scenario = json.loads((Path(__file__).parent / "scenarios/flag_extra_seed.json").read_text())
+    scenario["actions"][0]["action"] = [[]]
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    return ["simulate", str(tmp_path / "s.json")]
+
+
+def recording_with(tmp_path: Any, key: str, value: Any) -> list[str]:
+    """The test recording with its header's `key` (a path of keys and indexes) set to
+    `value`: json writes NaN and Infinity, as a damaged or forged file may hold them."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    source = Path(__file__).parent / "recordings/congkak7_foreign_seed_sim.jsonl.gz"
+    with gzip.open(source, "rt") as recording:
+        lines = [json.loads(line) for line in recording]
+    *path, last = key.split(".")
+    node = lines[0]
+    for part in path:
+        node = node[int(part) if part.isdigit() else part]
+    node[int(last) if last.isdigit() else last] = value
+    with gzip.open(tmp_path / "r.jsonl.gz", "wt") as out:
+        out.writelines(json.dumps(line) + "\n" for line in lines)
+    return ["simulate", "--frames", str(tmp_path / "r.jsonl.gz")]
+
+
+def recording_nan_offset(tmp_path: Any) -> list[str]:
+    return recording_with(tmp_path, "calibration.0.0", float("nan"))
+
+
+def recording_infinite_rate(tmp_path: Any) -> list[str]:
+    return recording_with(tmp_path, "rate_sps", float("inf"))
+
+
+# (a command line made in tmp_path, what the one line must say)
+FAILS_CLEANLY = [
+    (recording_nan_offset, "calibration"),
+    (recording_infinite_rate, "'rate_sps' must be a number"),
+    (scenario_with_a_list_for_an_action, "actions[0].action: [[]] is not an action"),
+    (scenario_with_an_empty_pit, "moves[1]: pit 0: pit 0 of player 0 is empty"),
+    (bad_out, "a-file"),
+    (bad_out_below_a_file, "a-file/sub"),
+    (hall_host_unknown, "--host nosuch.invalid"),
+    (run_host_unknown, "web.host = 'nosuch.invalid'"),
+]
+
+
+@pytest.mark.parametrize(("make_argv", "names"), FAILS_CLEANLY)
+def test_a_value_that_cannot_be_used_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any, make_argv: Any, names: str
+) -> None:
+    argv = make_argv(tmp_path)
+
+    assert cli.main(argv) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith(f"sowboard {argv[0]}: ")
+    assert names in err
+    assert f"sowboard {argv[0]}: sowboard" not in err  # the command is named once
+
+
+def test_a_large_whole_range_is_written_out(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["selfplay", "--seed", "-1"])
+
+    assert "from 0 to 2147483647" in capsys.readouterr().err
+
+
+def test_hall_with_a_bad_url_names_the_command_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["hall", "--mqtt", "ftp://x"]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith("sowboard hall: --mqtt")
+    assert err.count("sowboard hall") == 1

@@ -12,6 +12,7 @@ checks a flag between short polls, so the sockets are closed by the thread that 
 
 from __future__ import annotations
 
+import errno
 import threading
 from typing import Any
 
@@ -31,6 +32,15 @@ def make_server(
     """A bound, not yet running waitress server for `app` (port 0 picks a free port)."""
     if threads is None:
         threads = int(app.config.get("SSE_MAX_STREAMS", 12)) + SPARE_THREADS
+    try:
+        return _create_server(app, host, port, threads)
+    except ValueError as err:  # waitress's word for a host that does not resolve
+        raise OSError(errno.EADDRNOTAVAIL, f"{host!r} is not an address here ({err})") from None
+
+
+def _create_server(
+    app: Flask, host: str, port: int, threads: int
+) -> BaseWSGIServer | MultiSocketServer:
     return create_server(
         app,
         host=host,

@@ -4,7 +4,7 @@ way a card damages it, and the daemon started on it.
 A data directory is played into being first (demo mode at speed 50 until a game is recorded
 and the next has moves: `game.jsonl`, `records.jsonl`, `sim_board.json`; the calibration cases
 add a `calibration.json`). Then, for each file and each damage (cut in half, random bytes, empty, valid JSON of
-the wrong type), a copy of it is damaged and `sowboard run` started on it as a child process.
+the wrong type, a directory in its place), a copy of it is damaged and `sowboard run` started on it as a child process.
 Recorded: whether it starts; the notices and faults on the page (or its last words when it
 does not start); whether the damaged file is kept aside (`NAME.damaged-STAMP`) or left
 untouched; whether it plays on (a new step within PLAY_S); the whole moves of the journal's
@@ -27,7 +27,7 @@ from .daemonproc import DaemonProcess, demo_config
 from .kills import durable_moves, wait_playing
 
 FILES = ("game.jsonl", "records.jsonl", "sim_board.json", "calibration.json")
-DAMAGES = ("truncated", "garbage", "empty", "wrong type")
+DAMAGES = ("truncated", "garbage", "empty", "wrong type", "a directory")
 PLAY_S = 25.0
 
 
@@ -39,6 +39,10 @@ def damage(path: Path, how: str, rng: random.Random) -> None:
         path.write_bytes(bytes(rng.getrandbits(8) for _ in range(max(64, len(data)))))
     elif how == "empty":
         path.write_bytes(b"")
+    elif how == "a directory":  # what a card's repair (fsck) or a slip of the hand leaves
+        path.unlink()
+        path.mkdir()
+        (path / "found").write_bytes(data)
     else:
         path.write_bytes(b"[1, 2, 3]\n")
 

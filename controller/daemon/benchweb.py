@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,8 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
     rss_rest = rss_mb()
     child = start_pages(port, clients, seconds)
     lags_before = len(loop.stats.lags)
+    work_cpu: deque[float] = deque()  # the loop's own CPU a tick, from now on
+    loop.stats.work = work_cpu
     thinking_before = len(loop.thinking_lags)
     ticks_before = loop.stats.ticks
     missed_before = loop.stats.missed_ticks
@@ -195,6 +198,7 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
     result = json.loads(out.strip().splitlines()[-1])
     moves = len(loop.follower().completed) - moves_before + _games(loop) - games_before
     lag = summary(lags)
+    work = summary([w * 1000.0 for w in list(work_cpu)])
     thinking_lags = [lag * 1000.0 for lag in list(loop.thinking_lags)[thinking_before:]]
     thinking = summary(thinking_lags)
     delay = result["delay_ms"]
@@ -208,6 +212,10 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
         f"loop lag ms: p50 {lag['p50']} p99 {lag['p99']} max {lag['max']} "
         f"({loop.stats.ticks - ticks_before} ticks, "
         f"{loop.stats.missed_ticks - missed_before} missed)"
+    )
+    print(
+        f"loop's own CPU from waking to a tick ms: p50 {work['p50']} p99 {work['p99']} "
+        f"max {work['max']} (the rest of the lag is waiting for a CPU or the interpreter)"
     )
     if thinking_lags:
         print(
@@ -234,6 +242,8 @@ def _measure(daemon: Daemon, seconds: float, clients: int) -> int:
                 "loop_lag_ms_p50": lag["p50"],
                 "loop_lag_ms_p99": lag["p99"],
                 "loop_lag_ms_max": lag["max"],
+                "loop_work_cpu_ms_p99": work["p99"],
+                "loop_work_cpu_ms_max": work["max"],
                 "thinking_ticks": len(thinking_lags),
                 "loop_lag_ms_p99_thinking": thinking["p99"] if thinking_lags else None,
                 "client_delay_ms_p50": delay["p50"],

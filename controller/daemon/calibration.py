@@ -34,6 +34,15 @@ STAGES = ("empty", "layout", "reference")
 Cells = list[tuple[float, float]]
 
 
+def file_signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells one content of `path` from another without reading it (None: no file)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
 class Calibrator:
     """The calibration in use (`current`) and the stages that replace it. `simulated`: the
     simulated board's own cells, when it runs. `save(path, job)` queues the file's write."""
@@ -53,6 +62,7 @@ class Calibrator:
         self.save = save
         self.notices = notices
         self.simulated = simulated
+        self._damaged: tuple[int, int, int] | None = None  # the damaged file already told
         self.current = self.load()
 
     def load(self) -> Calibration:
@@ -60,8 +70,12 @@ class Calibrator:
         try:
             found = load_calibration(self.path, self.board.name, self.cell_count)
         except DataFileError as err:
-            self.notices.add(f"calibration not used: {err}")
-            self.notices.keep_damaged(self.path)
+            # Told and kept aside once: every new simulated world reads the file again, and
+            # a copy a new game filled the card in demo mode.
+            if self._damaged is None or self._damaged != file_signature(self.path):
+                self.notices.add(f"calibration not used: {err}")
+                self.notices.keep_damaged(self.path)
+                self._damaged = file_signature(self.path)
             found = None
         if found is not None:
             return found

@@ -222,6 +222,8 @@ def _show(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # as TOML writes them: nan, inf, -inf (int() of them failed)
     if isinstance(value, float) and value == int(value) and abs(value) < 1e15:
         return repr(value)
     return str(value)

@@ -104,15 +104,16 @@ def append_fd(fd: int, data: bytes) -> None:
 
 def keep_damaged(path: Path) -> Path | None:
     """Keep a copy of a damaged data file beside it (`NAME.damaged-STAMP`) before it is
-    replaced, for whoever wants to look; None when there is nothing to keep or the copy
-    could not be written (a full card)."""
-    if not path.exists():
+    replaced, for whoever wants to look; None when there is nothing to keep. Anything but a
+    file in its place (a directory a card's repair left) is moved aside whole: left there, it
+    refused every write of the file for ever. Raises OSError when neither can be done."""
+    if not path.exists() and not path.is_symlink():
         return None
     target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    try:
+    if path.is_file():
         target.write_bytes(path.read_bytes())
-    except OSError:
-        return None
+    else:
+        path.rename(target)
     return target
 
 

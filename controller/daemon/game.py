@@ -8,13 +8,16 @@ rules engine's `Game` (whole moves, which the virtual hands plan with).
 
 from __future__ import annotations
 
+import contextlib
+import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping
-from controller.rules import Rules, Step, StepFollower
+from controller.rules import Rules, Step, StepFollower, StepKind
 
 from .hands import JournalPoint
 from .journal import (
@@ -26,7 +29,7 @@ from .journal import (
     load_game,
     step_entry,
 )
-from .match import Match, first_round, next_round, parse_match, round_follower
+from .match import Match, first_round, next_round, parse_match, round_follower, start_json
 from .notices import Notices
 from .opponent import Opponent, alternating_options, parse_opponent
 
@@ -101,14 +104,61 @@ def new_game(
     )
 
 
+def game_record(game: JournaledGame, follower: StepFollower) -> dict[str, Any]:
+    """The game's record (RULES.md 5); `follower`: where it stands."""
+    record: dict[str, Any] = {"variant": game.variant, "options": dict(game.options)}
+    if game.opponent is not None:  # (a field replay leaves alone, RULES.md 5)
+        record["opponent"] = game.opponent.to_json()
+    match = game.match
+    if match is not None:  # a round of a match: which, and its own start layout
+        record["match"] = {"round": match.round, "won_before": list(match.won)}
+        if match.start is not None:
+            record["start"] = start_json(match.start)
+    steps = game.step_list()
+    if game.rules.options.simultaneous_opening or any(s.kind is StepKind.TIMEOUT for s in steps):
+        # (pit choices alone cannot tell an opening played at once, or a turn passed)
+        record["steps"] = [s.to_json() for s in steps]
+    record["moves"] = [m.pit for m in follower.completed]
+    if game.overruns:  # moves started after move_time_limit_s (`warn`)
+        record["overruns"] = [dict(o) for o in game.overruns]
+    return record
+
+
+def record_line(record: dict[str, Any], finished: bool) -> str:
+    """The line of records.jsonl that keeps `record`."""
+    record = {**record, "finished": finished}
+    record["saved"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return json.dumps(record, separators=(",", ":")) + "\n"
+
+
+def last_record(path: Path) -> dict[str, Any] | None:
+    """The last game in records.jsonl (checked at start, check_records), None if none."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        with contextlib.suppress(ValueError):
+            record = json.loads(line)
+            return record if isinstance(record, dict) else None
+    return None
+
+
 class GameOpener:
     """Resume the journal's game if there is one in progress, else a new game of the
     configuration's (every reason on the way is a notice)."""
 
     def __init__(
-        self, path: Path, board: Board, board_name: str, writer: JournalWriter, notices: Notices
+        self,
+        path: Path,
+        board: Board,
+        board_name: str,
+        writer: JournalWriter,
+        notices: Notices,
+        records_path: Path | None = None,
     ) -> None:
         self.path = path
+        self.records_path = records_path
         self.board = board
         self.board_name = board_name
         self.writer = writer
@@ -155,6 +205,7 @@ class GameOpener:
             )
             return None
         if replayed.follower.over:
+            self._record_if_missing(journal, replayed)
             return self._next_round(journal, replayed)
         try:
             game = self._state(journal, replayed.rules, replayed.steps)
@@ -163,6 +214,27 @@ class GameOpener:
             return None
         self._resumed(game, replayed)
         return game, replayed.follower
+
+    def _record_if_missing(self, journal: Journal, replayed: Replay) -> None:
+        """A game over whose record the plug kept from records.jsonl (it is written after
+        the end sweep, seconds after the last move is journaled): written now. A game whose
+        record is the last one there already is not written twice."""
+        if self.records_path is None:
+            return
+        try:
+            finished = self._state(journal, replayed.rules, replayed.steps)
+        except (ValueError, BoardFileError):
+            return
+        record = game_record(finished, replayed.follower)
+        last = last_record(self.records_path)
+        kept = {k: v for k, v in (last or {}).items() if k not in ("finished", "saved")}
+        if not record["moves"] or kept == record:
+            return
+        self.writer.append_to(self.records_path, record_line(record, True))
+        self.notices.add(
+            f"the finished game ({len(record['moves'])} moves) was not in "
+            f"{self.records_path.name}: recorded now"
+        )
 
     def _next_round(
         self, journal: Journal, replayed: Replay

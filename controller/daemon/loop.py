@@ -145,7 +145,9 @@ class BoardLoop:
         self.board: Board = find_board(config.board)
         self.mode = config.mode
         check_records(self.records_path, self.notes)
-        opener = GameOpener(self.journal_path, self.board, config.board, self.writer, self.notes)
+        opener = GameOpener(
+            self.journal_path, self.board, config.board, self.writer, self.notes, self.records_path
+        )
         game, resumed = opener.open(
             config.variant, config.options, config.opponent, match=config.match
         )

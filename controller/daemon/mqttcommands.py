@@ -27,6 +27,7 @@ import contextlib
 import json
 import queue
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -85,7 +86,14 @@ class MqttCommands:
 
     def _work(self) -> None:
         while (payload := self._queue.get()) is not None:
-            self.reply(self.handle(payload))
+            try:
+                answer = self.handle(payload)
+            except Exception as err:  # answered, and the worker goes on to the next command
+                traceback.print_exc()
+                self.refused += 1
+                answer = {"id": None, "ok": False, "status": 500, "field": None,
+                          "error": f"internal error: {err}"}  # fmt: skip
+            self.reply(answer)
 
     def handle(self, payload: bytes) -> dict[str, Any]:
         """One command: its answer."""
@@ -156,7 +164,7 @@ class MqttCommands:
 
 
 def _body(payload: bytes) -> dict[str, Any]:
-    from web_ui.validate import check_nesting
+    from web_ui.validate import check_nesting, check_text
 
     if len(payload) > MAX_BYTES:
         raise Rejected(413, f"a command is at most {MAX_BYTES} bytes", "body")
@@ -164,6 +172,7 @@ def _body(payload: bytes) -> dict[str, Any]:
         text = payload.decode("utf-8")
         check_nesting(text)
         body = json.loads(text)
+        check_text(body)  # a lone surrogate ("\ud800") failed in the PIN check, as on the web
     except (UnicodeDecodeError, ValueError) as err:
         raise Rejected(400, f"expected a JSON object ({err})", "body") from None
     if not isinstance(body, dict):

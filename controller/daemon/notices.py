@@ -22,8 +22,10 @@ class Notices:
 
     def keep_damaged(self, path: Path) -> None:
         """Keep a copy of a damaged data file for whoever wants to look (it is rewritten)."""
-        target = keep_damaged(path)
+        try:
+            target = keep_damaged(path)
+        except OSError as err:
+            self.add(f"the damaged {path.name} could not be kept aside: {err.strerror or err}")
+            return
         if target is not None:
             self.add(f"the damaged {path.name} is kept as {target}")
-        elif path.exists():
-            self.add(f"the damaged {path.name} could not be kept aside (is the card full?)")

@@ -19,6 +19,10 @@ def check_records(path: Path, notices: Notices) -> None:
         text = path.read_bytes().decode("utf-8", "replace")
     except FileNotFoundError:
         return
+    except IsADirectoryError:  # (a card's repair): every append would fail for ever
+        notices.add(f"{path.name} is a directory, not the records; moved aside")
+        notices.keep_damaged(path)
+        return
     except OSError as err:
         notices.add(f"{path.name} cannot be read ({err.strerror or err}); records are appended")
         return

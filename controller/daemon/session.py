@@ -13,8 +13,6 @@ like on the lights is lights.py's, what a command does to it is loop.py's.
 
 from __future__ import annotations
 
-import json
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +38,7 @@ from .clock import TurnClock
 from .explain import Explainer
 from .feed import Feed
 from .flags import GameFlags
-from .game import JournaledGame
+from .game import JournaledGame, game_record, record_line
 from .journal import JournalWriter, at_move_boundary, step_entry
 from .link import CommandError
 from .match import start_json
@@ -465,34 +463,12 @@ class GameSession:
 
     def record(self) -> dict[str, Any]:
         """The game's record (RULES.md 5)."""
-        follower = self.follower()
-        record: dict[str, Any] = {"variant": self.game.variant, "options": dict(self.game.options)}
-        if self.game.opponent is not None:  # (a field replay leaves alone, RULES.md 5)
-            record["opponent"] = self.game.opponent.to_json()
-        match = self.game.match
-        if match is not None:  # a round of a match: which, and its own start layout
-            record["match"] = {"round": match.round, "won_before": list(match.won)}
-            if match.start is not None:
-                record["start"] = start_json(match.start)
-        steps = self.game.step_list()
-        if self.game.rules.options.simultaneous_opening or any(
-            s.kind is StepKind.TIMEOUT for s in steps
-        ):
-            # (pit choices alone cannot tell an opening played at once, or a turn passed)
-            record["steps"] = [s.to_json() for s in steps]
-        record["moves"] = [m.pit for m in follower.completed]
-        if self.game.overruns:  # moves started after move_time_limit_s (`warn`)
-            record["overruns"] = [dict(o) for o in self.game.overruns]
-        return record
+        return game_record(self.game, self.follower())
 
     def archive_record(self, finished: bool) -> None:
         record = self.record()
-        if not record["moves"]:
-            return
-        record["finished"] = finished
-        record["saved"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        self.parts.writer.append_to(self.parts.records_path, line)
+        if record["moves"]:
+            self.parts.writer.append_to(self.parts.records_path, record_line(record, finished))
 
     # -- status -----------------------------------------------------------------------------------
 

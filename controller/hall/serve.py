@@ -79,8 +79,9 @@ def run_hall(
         del signum, frame
         stop.set()
 
+    server = HallServer(settings, host=host, port=port, client_id=client_id)  # may refuse
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    server = HallServer(settings, host=host, port=port, client_id=client_id).start()
+    server.start()
     out(f"sowboard hall: listening to {settings.url} (topics {settings.topic_prefix}/+/...)")
     out(f"sowboard hall: page: {server.url}/")
     try:

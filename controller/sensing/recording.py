@@ -36,6 +36,7 @@ import gzip
 import hashlib
 import importlib.metadata
 import json
+import math
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -159,7 +160,12 @@ def _header(head: Any, name: str) -> dict[str, Any]:
         )
     for key, kind in (("cells", int), ("frames", int), ("rate_sps", int | float)):
         value = head.get(key)
-        if not isinstance(value, kind) or isinstance(value, bool) or value < 0:
+        if (
+            not isinstance(value, kind)
+            or isinstance(value, bool)
+            or not math.isfinite(value)  # json reads NaN and Infinity
+            or value < 0
+        ):
             raise RecordingError(f"{name}: header: '{key}' must be a number, not {value!r}")
     return head
 

@@ -438,7 +438,7 @@ def _parse_action(c: _Checker, raw: Any, where: str, pits: int) -> Action:
     if "action" not in raw:
         raise c.fail(f"{where}.action", f"is missing, allowed: {', '.join(ACTION_KINDS)}")
     kind = raw["action"]
-    if kind not in ACTION_FIELDS:
+    if not isinstance(kind, str) or kind not in ACTION_FIELDS:  # (a list is not hashable)
         raise c.fail(
             f"{where}.action", f"{_show(kind)} is not an action, allowed: {', '.join(ACTION_KINDS)}"
         )

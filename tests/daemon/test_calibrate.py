@@ -16,6 +16,7 @@ from controller.daemon.files import Calibration
 from controller.daemon.link import CommandError
 from controller.daemon.tools import calibrate, diagnose
 from tests.daemon.conftest import Board, make_config
+from tests.daemon.test_health import FullCard
 
 
 def test_a_technician_calibrates_three_cups_and_the_seeds(tmp_path: Path) -> None:
@@ -147,11 +148,14 @@ def test_a_board_zeroed_with_its_seeds_on_is_flagged_not_waited_for(tmp_path: Pa
         board.stop()
 
 
-def test_calibrate_says_so_when_the_file_cannot_be_saved(tmp_path: Path) -> None:
+def test_calibrate_says_so_when_the_file_cannot_be_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """It used to print "saved" whatever the writer thread met; a calibration.json that
-    cannot be replaced (here a directory stands in its way) is named, with status 1."""
+    cannot be replaced (here a full card; a directory in its way is now moved aside) is
+    named, with status 1."""
     config = make_config(tmp_path / "data")
-    (tmp_path / "data" / "calibration.json").mkdir(parents=True)
+    FullCard(monkeypatch).full.add("calibration.json")
     said: list[str] = []
     answers = iter(["", "q", "s"])  # empty; no reference; no layout
     status = calibrate(config, grams=100.0, ask=lambda _p: next(answers), out=said.append)
@@ -173,3 +177,23 @@ def test_a_new_game_right_after_a_calibration_keeps_it_while_the_card_is_slow(
     loop.execute("new_game", {})
     slow.set()
     assert loop.calibration == taken
+
+
+def test_a_damaged_calibration_is_kept_aside_once_not_at_every_new_game(tmp_path: Path) -> None:
+    """`bench damage`: on the simulated board every new world (a new game, an undo, a board
+    laid out again) read the damaged calibration.json anew, said so again and kept one more
+    copy: in demo mode a copy every few minutes, until the card is full."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.json").write_bytes(b"\x00\xffnot a calibration")
+    board = Board(make_config(data))
+    try:
+        board.ready()
+        for _ in range(2):
+            board.loop.execute("new_game", {})
+            board.ready()
+        notices = board.status()["daemon"]["notices"]
+    finally:
+        board.stop()
+    assert len(list(data.glob("calibration.json.damaged-*"))) == 1
+    assert sum("calibration not used" in n for n in notices) == 1

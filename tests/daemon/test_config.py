@@ -35,6 +35,10 @@ MISTAKES = [
     ('[recorder]\non_flag = "yes"\n', ['recorder.on_flag = "yes"', "true or false"]),
     ("[hardware.sim]\nspeed = 100.0\n", ["hardware.sim.speed = 100.0", "0.1 to 50"]),
     ("[buttons]\nundo = 40\n", ["buttons.undo = 40 is out of range", "0 to 27 (BCM GPIO)"]),
+    # TOML's nan and inf are floats: refused and shown as written (showing them failed)
+    ("[hardware.sim]\nrate_sps = nan\n", ["hardware.sim.rate_sps = nan", "allowed: 10, 80"]),
+    ("[mqtt]\nkeepalive_s = inf\n", ["mqtt.keepalive_s = inf is not a whole number"]),
+    ("[leds]\nbrightness = -inf\n", ["leds.brightness = -inf", "allowed: 0 to 1"]),
     # the wrong type
     ('[web]\nport = "8080"\n', ['web.port = "8080" is not a number', "0 to 65535"]),
     ("[leds]\nfps = 29.5\n", ["leds.fps = 29.5 is not a whole number", "5 to 60"]),

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.daemon.config import Config
 from controller.daemon.health import LINK_FAULT, WRITE_FAILED
 from controller.daemon.journal import read_journal
@@ -242,3 +244,42 @@ def test_a_layout_that_cannot_be_saved_is_named_and_a_damaged_one_is_kept_aside(
         assert any("the damaged sim_board.json is kept as" in n for n in again.loop.notices)
     finally:
         again.stop()
+
+
+@pytest.mark.parametrize(
+    "name", ["game.jsonl", "sim_board.json", "calibration.json", "records.jsonl"]
+)
+def test_a_directory_where_a_data_file_belongs_is_moved_aside_and_the_file_written(
+    tmp_path: Path, name: str
+) -> None:
+    """`bench damage` with a directory in a data file's place (a card's repair, a slip of the
+    hand): the copy kept aside failed ("is the card full?") and the directory stayed, so the
+    journal could never be written again (a write_failed flag for ever, every move in memory
+    alone). It is moved aside whole, said so, and the game is written as usual."""
+    data = tmp_path / "data"
+    first = Board(make_config(data))
+    try:
+        first.ready()
+        first.play(3)
+    finally:
+        first.stop()
+    (data / name).unlink(missing_ok=True)
+    (data / name).mkdir()
+    (data / name / "found.txt").write_text("what the card's repair left")
+    board = Board(make_config(data))
+    try:
+        board.ready()
+        position = board.status()["game"]["position"]
+        row = position["pits"][position["to_move"]]
+        board.play(next(pit for pit, seeds in enumerate(row) if seeds))
+        board.loop.writer.flush()
+        board.run(0.1)
+        status = board.status()
+        assert write_faults(status) == []
+        (kept,) = data.glob(f"{name}.damaged-*")
+        assert (kept / "found.txt").read_text() == "what the card's repair left"
+        assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
+        journal = read_journal(board.loop.journal_path)
+        assert journal is not None and len(journal.steps) == len(board.loop.game.steps)
+    finally:
+        board.stop()

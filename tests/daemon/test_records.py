@@ -62,3 +62,56 @@ def test_intact_records_are_left_alone(tmp_path: Path) -> None:
     finally:
         board.stop()
     assert not list(data.glob("records.jsonl.damaged-*"))
+
+
+def finished_game(data: Path) -> list[dict[str, object]]:
+    """A kalah game of one seed a pit played to its end by demo mode, then stopped; the
+    records written, as read from the card."""
+    board = Board(make_config(data, game={"variant": "kalah", "options": {"seeds": 1}}))
+    try:
+        board.ready()
+        board.loop.execute("mode", {"mode": "demo"})
+        board.run_until(lambda: board.loop.session.game.recorded, 600)
+        board.loop.execute("mode", {"mode": "play"})  # no next game: the journal's is over
+        board.loop.writer.flush()
+    finally:
+        board.stop()
+    return [json.loads(line) for line in (data / RECORDS_FILE).read_text().splitlines()]
+
+
+def test_a_finished_game_the_plug_kept_from_the_records_is_recorded_at_the_restart(
+    tmp_path: Path,
+) -> None:
+    """`bench kills` lost a 45-move game: the plug was pulled after its last move was
+    journaled and before its record reached records.jsonl (the record waits for the end
+    sweep), and the restart, finding the journal's game over, started a new one. The record
+    is written then, once."""
+    data = tmp_path / "data"
+    (record,) = finished_game(data)
+    (data / RECORDS_FILE).write_text("")  # as the plug left it
+
+    board = Board(make_config(data, game={"variant": "kalah", "options": {"seeds": 1}}))
+    try:
+        board.ready()
+        board.loop.writer.flush()
+        notices = board.status()["daemon"]["notices"]
+    finally:
+        board.stop()
+    (again,) = [json.loads(line) for line in (data / RECORDS_FILE).read_text().splitlines()]
+    assert {k: v for k, v in again.items() if k != "saved"} == {
+        k: v for k, v in record.items() if k != "saved"
+    }
+    assert any("was not in records.jsonl: recorded now" in n for n in notices)
+
+
+def test_a_finished_game_already_recorded_is_not_recorded_twice(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    records = finished_game(data)
+    board = Board(make_config(data, game={"variant": "kalah", "options": {"seeds": 1}}))
+    try:
+        board.ready()
+        board.loop.writer.flush()
+    finally:
+        board.stop()
+    lines = (data / RECORDS_FILE).read_text().splitlines()
+    assert [json.loads(line) for line in lines] == records

@@ -381,3 +381,18 @@ def test_a_drop_while_the_same_hand_carries_seeds_cannot_take_them() -> None:
     assert truth["stores"][0] == seeds and truth["pits"][0][3] == 0 and truth["hand"] == [0, 0]
     assert world.total_seeds() == total
     assert any("held only 0 of 1" in logged.note for logged in world.log)
+
+
+def test_a_new_world_shares_the_noise_tables_instead_of_building_them() -> None:
+    """The daemon builds a world at every new game, on its loop: two 65,536-entry tables a
+    world were 25 ms of the loop's CPU a new game (its lag p99 under `bench fuzz`). Worlds
+    with the same noise share one read-only table; another noise gets its own."""
+    first, second = (build_world(scenario(sensors={"noise_g": 0.02})) for _ in range(2))
+    other = build_world(scenario(sensors={"noise_g": 0.05}))
+
+    assert first._noise is second._noise
+    assert first._jitter is second._jitter
+    assert other._noise is not first._noise
+    assert other._noise[7] == pytest.approx(first._noise[7] * 2.5)
+    with pytest.raises(TypeError):
+        first._noise[0] = 0.0  # type: ignore[index]
