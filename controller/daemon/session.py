@@ -35,7 +35,6 @@ from .boardcheck import (
 )
 from .calibration import SEED_GUESS_G, Calibrator
 from .clock import TurnClock
-from .explain import Explainer
 from .feed import Feed
 from .flags import GameFlags
 from .game import JournaledGame, game_record, record_line
@@ -44,6 +43,7 @@ from .link import CommandError
 from .match import start_json
 from .notices import Notices
 from .recorder import Recorder, SessionInfo
+from .ruleevents import Explainer
 from .status import (
     BoardStatus,
     ComputerStatus,

@@ -1,4 +1,4 @@
-"""Teach mode's rule events (controller/daemon/explain.py): a whole congkak 7 game played by
+"""Teach mode's rule events (controller/daemon/ruleevents.py): a whole congkak 7 game played by
 the virtual hands on the simulated board, every snapshot read, and the events the page
 explains counted against the recognised steps."""
 
@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.explain import Explainer, rule_events
+from controller.daemon.ruleevents import Explainer, rule_events
 from controller.rules import Place, Rules, Step, StepFollower
 from controller.rules.steps import StepKind
 from tests.daemon.conftest import Board, make_config
