@@ -204,8 +204,21 @@ class _AlphaBeta:
         self.rows = (slice(0, n), slice(n + 1, 2 * n + 1))
         self.stores = rules.stores
         self.foretell = options.laps == "single"
+        self.extra_turn = options.extra_turn
         self.counts = frozenset(options.capture_counts)
+        self.capture = options.capture
+        self.row_of = rules.row_of.get
+        self.opposite = rules.opposite
+        # Must-feed and forbidden grand slams can make a sowable pit illegal.
+        self.filtered = options.must_feed or options.grand_slam == "forbidden"
         self.total = total  # seeds in the game: a handicap round may not hold the usual
+        self.single = options.laps == "single"
+        n1 = n + 1
+        # Each player's (pit, flat index, lap from there) in pit order: a single lap's places.
+        self.laps = tuple(
+            tuple((i, p * n1 + i, rules.lap_sequences[p].get(p * n1 + i, ())) for i in range(n))
+            for p in (0, 1)
+        )
         # (board, player) -> (depth, score, bound, best pit)
         self.table: dict[tuple[int, ...], tuple[int, float, int, int]] = {}
 
@@ -271,7 +284,11 @@ class _AlphaBeta:
         """
         rules = self.rules
         child = list(board)
-        candidate = player if rules.apply_move(child, player, pit) else 1 - player
+        if self.single:
+            extra = self._single_lap(child, player, pit)
+        else:
+            extra = rules.apply_move(child, player, pit)
+        candidate = player if extra else 1 - player
         here = sum(child[self.rows[candidate]])
         there = sum(child[self.rows[1 - candidate]])
         end = self.end
@@ -289,6 +306,32 @@ class _AlphaBeta:
                 return child, None
             return child, settlement.to_move
         return child, candidate
+
+    def _single_lap(self, board: list[int], player: int, pit: int) -> bool:
+        """`Rules.apply_move` for single laps, inline (the search's hot path; the tests hold
+        the two to each other): True when the move earns an extra turn."""
+        _, start, lap = self.laps[player][pit]
+        seeds = board[start]
+        board[start] = 0
+        length = len(lap)
+        if seeds <= length:
+            for idx in lap[:seeds]:
+                board[idx] += 1
+            last = lap[seeds - 1]
+        else:
+            rounds, rest = divmod(seeds, length)
+            for idx in lap:
+                board[idx] += rounds
+            for idx in lap[:rest]:
+                board[idx] += 1
+            last = lap[rest - 1] if rest else lap[-1]
+        store = self.stores[player]
+        if last == store:
+            return self.extra_turn
+        for idx in self.rules.capture_places(board, player, last):
+            board[store] += board[idx]
+            board[idx] = 0
+        return False
 
     def _negamax(
         self, board: list[int], player: int, depth: int, alpha: float, beta: float
@@ -368,23 +411,21 @@ class _AlphaBeta:
         capture may follow; none for relays, whose end no table foretells."""
         if not self.foretell:
             return []
-        rules = self.rules
-        laps = rules.lap_sequences[player]
-        own_store = rules.stores[player]
-        capture = rules.options.capture
-        row_of = rules.row_of.get
+        own_store = self.stores[player]
+        capture = self.capture
+        row_of = self.row_of
         noisy = []
-        for pit in rules.legal_moves(board, player):
-            start = rules.index(player, pit)
+        for pit, start, lap in self.laps[player]:
             seeds = board[start]
-            lap = laps[start]
+            if not seeds:
+                continue
             last = lap[(seeds - 1) % len(lap)]
             if last == own_store:
                 noisy.append(pit)
             elif seeds >= len(lap):
                 continue  # the lap comes round: its last pit is not what it was
             elif capture == "opposite":
-                if row_of(last) == player and not board[last] and board[rules.opposite[last]]:
+                if row_of(last) == player and not board[last] and board[self.opposite[last]]:
                     noisy.append(pit)
             elif (
                 capture == "counts"
@@ -392,6 +433,9 @@ class _AlphaBeta:
                 and board[last] + 1 in self.counts
             ):
                 noisy.append(pit)
+        if noisy and self.filtered:
+            legal = self.rules.legal_moves(board, player)
+            return [pit for pit in noisy if pit in legal]
         return noisy
 
     def _final(self, board: Sequence[int], player: int) -> float:

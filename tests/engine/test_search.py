@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.engine.search import LEVELS, best_move, hint, think
+from controller.engine.search import LEVELS, _AlphaBeta, best_move, hint, think
 from controller.rules import Game, Position, Rules
 
 from ..rules_helpers import position
@@ -32,6 +32,33 @@ def test_the_move_is_always_legal(
         pit = best_move(game.position(), rules, level, budget_s=0.01, seed=seed)
         assert pit in game.legal_moves()
         game.play(pit)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(option_sets(), st.integers(0, 2**32))
+def test_the_searchs_moves_are_the_rules_moves(
+    config: tuple[str, dict[str, Any]], seed: int
+) -> None:
+    """The search's own single-lap sowing (`_single_lap`) and its move list for captures and
+    extra turns (`_noisy`) agree with `Rules` on every legal move of random games."""
+    variant, options = config
+    rules = Rules.for_variant(variant, options)
+    search = _AlphaBeta(rules, time.perf_counter() + 60, sum(rules.start_board()))
+    rng = random.Random(seed)
+    game = Game(rules)
+    while not game.over:
+        board, player = list(game.board), game.to_move
+        assert player is not None
+        legal = rules.legal_moves(board, player)
+        if search.foretell:
+            assert set(search._noisy(board, player)) <= set(legal)
+        for pit in legal:
+            expected, mine = list(board), list(board)
+            extra = rules.apply_move(expected, player, pit)
+            if search.single:
+                assert search._single_lap(mine, player, pit) == extra
+                assert mine == expected
+        game.play(rng.choice(legal))
 
 
 def test_a_whole_game_of_every_level_against_every_other_is_legal() -> None:
