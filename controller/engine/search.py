@@ -123,8 +123,26 @@ def think(
     if not spec.depth or len(moves) == 1:
         return Thought(rng.choice(moves) if not spec.depth else moves[0], 0.0, 0, 0, 0.0)
     search = _AlphaBeta(rules, started + budget_s * spec.budget_share, sum(board))
+    if spec.depth == MAX_DEPTH:
+        search.table = _kept_table(rules, search.total)
     pit, score, depth = search.iterate(board, player, moves, spec.depth)
     return Thought(pit, score, depth, search.nodes, _since(started))
+
+
+# Level 5's transposition table is kept from one move to the next (the game's positions after
+# the two moves played were searched then). A table of other rules, or grown past the limit
+# (about 70 MB), starts again empty.
+KEPT_ENTRIES = 200_000
+_kept: dict[tuple[object, int], dict[tuple[int, ...], tuple[int, float, int, int]]] = {}
+
+
+def _kept_table(rules: Rules, total: int) -> dict[tuple[int, ...], tuple[int, float, int, int]]:
+    key = (rules.options, total)
+    table = _kept.get(key)
+    if table is None or len(table) > KEPT_ENTRIES:
+        _kept.clear()
+        table = _kept[key] = {}
+    return table
 
 
 def _since(started: float) -> float:
