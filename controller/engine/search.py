@@ -86,9 +86,10 @@ def best_move(
     budget_s: float = 1.0,
     *,
     seed: int | None = None,
+    max_nodes: int | None = None,
 ) -> int:
     """The pit the computer plays at `level` (1 to 5) within about `budget_s` seconds."""
-    return think(position, rules, level, budget_s, seed=seed).pit
+    return think(position, rules, level, budget_s, seed=seed, max_nodes=max_nodes).pit
 
 
 def hint(position: Position, rules: Rules, budget_s: float = 1.0) -> int:
@@ -103,8 +104,13 @@ def think(
     budget_s: float = 1.0,
     *,
     seed: int | None = None,
+    max_nodes: int | None = None,
 ) -> Thought:
-    """Choose a move for the player to move; ValueError if there is none (game over)."""
+    """Choose a move for the player to move; ValueError if there is none (game over).
+
+    `max_nodes` also stops the search after about that many nodes (checked every 1024): with a
+    budget that never runs out, the same move whatever the machine's load (tests).
+    """
     if level not in LEVELS:
         raise ValueError(f"level {level} does not exist, levels are 1 to {len(LEVELS)}")
     if position.to_move is None or position.over:
@@ -122,8 +128,9 @@ def think(
         return Thought(pit, score, 0, spec.playouts * len(moves), _since(started))
     if not spec.depth or len(moves) == 1:
         return Thought(rng.choice(moves) if not spec.depth else moves[0], 0.0, 0, 0, 0.0)
-    search = _AlphaBeta(rules, started + budget_s * spec.budget_share, sum(board))
-    if spec.depth == MAX_DEPTH:
+    deadline = started + budget_s * spec.budget_share
+    search = _AlphaBeta(rules, deadline, sum(board), max_nodes)
+    if spec.depth == MAX_DEPTH and max_nodes is None:  # a repeatable search starts afresh
         search.table = _kept_table(rules, search.total)
     pit, score, depth = search.iterate(board, player, moves, spec.depth)
     return Thought(pit, score, depth, search.nodes, _since(started))
@@ -210,9 +217,12 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 class _AlphaBeta:
     """Negamax with alpha-beta, a transposition table and iterative deepening."""
 
-    def __init__(self, rules: Rules, deadline: float, total: int) -> None:
+    def __init__(
+        self, rules: Rules, deadline: float, total: int, max_nodes: int | None = None
+    ) -> None:
         self.rules = rules
         self.deadline = deadline
+        self.max_nodes = max_nodes if max_nodes is not None else float("inf")
         self.nodes = 0
         self.extensions = 0
         options = rules.options
@@ -355,7 +365,9 @@ class _AlphaBeta:
         self, board: list[int], player: int, depth: int, alpha: float, beta: float
     ) -> float:
         self.nodes += 1
-        if not self.nodes & 1023 and time.perf_counter() > self.deadline:
+        if not self.nodes & 1023 and (
+            self.nodes >= self.max_nodes or time.perf_counter() > self.deadline
+        ):
             raise _OutOfTime
         if depth <= 0:
             return self._quiet(board, player, alpha, beta, _QUIET_DEPTH)
