@@ -43,7 +43,7 @@ from .flags import GameFlags
 from .game import JournaledGame
 from .journal import JournalWriter, at_move_boundary, step_entry
 from .link import CommandError
-from .match import start_json
+from .match import match_record, start_json
 from .notices import Notices
 from .recorder import Recorder, SessionInfo
 from .status import (
@@ -471,7 +471,7 @@ class GameSession:
             record["opponent"] = self.game.opponent.to_json()
         match = self.game.match
         if match is not None:  # a round of a match: which, and its own start layout
-            record["match"] = {"round": match.round, "won_before": list(match.won)}
+            record["match"] = match_record(match, self.game.variant, follower)
             if match.start is not None:
                 record["start"] = start_json(match.start)
         steps = self.game.step_list()

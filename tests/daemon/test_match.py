@@ -15,6 +15,8 @@ import pytest
 from controller.bench.daemonproc import DaemonProcess
 from controller.daemon.config import ConfigError
 from controller.daemon.link import CommandError
+from controller.daemon.match import first_round, match_record
+from controller.rules import Game, Position, Rules, StepFollower
 from controller.rules.record import parse_record, replay
 from controller.sensing.recording import load_recording
 from controller.simulate import recording_report, run_recording
@@ -74,10 +76,40 @@ def test_a_match_of_three_rounds_with_a_burned_pit(tmp_path: Path) -> None:
         lines = list(replay(parse_record(json.dumps(record))))
         assert lines[-1]["over"] is True
         assert sum(lines[-1]["stores"]) == 98
+    # A finished round's record says the rounds won after it and that the match goes on.
+    assert first["match"]["over"] is False and second["match"]["over"] is False
+    assert first["match"]["won"] == second["match"]["won_before"]
+    assert sum(second["match"]["won"]) - sum(second["match"]["won_before"]) <= 1
     # The second round started from the seeds each player won in the first.
     final = list(replay(parse_record(json.dumps(first))))[-1]["stores"]
     start = second["start"]
     assert [sum(start["pits"][p]) + start["stores"][p] for p in (0, 1)] == final
+
+
+def round_ending(stores: tuple[int, int]) -> StepFollower:
+    """A congkak round (burn) whose last move player 0 plays: one seed into the store."""
+    rules = Rules.for_variant("congkak", {**BURN, "handicap_rounds": True})
+    start = Position(((0, 0, 0, 0, 0, 0, 1), (0,) * 7), stores, 0)
+    game = Game(rules, start=start)
+    follower = StepFollower.from_game(game)
+    for step in game.steps(6):
+        assert follower.feed(step).accepted
+    return follower
+
+
+def test_the_last_rounds_record_holds_the_matchs_result() -> None:
+    match = first_round(BURN)
+    playing = StepFollower.from_game(Game(Rules.for_variant("congkak", match.options)))
+    assert match_record(match, "congkak", playing) == {"round": 1, "won_before": [0, 0]}
+    # Player 1 keeps 5 seeds, not enough for one pit of 7 (burned): the match is over.
+    ended = round_ending((92, 5))
+    assert ended.over
+    assert match_record(match, "congkak", ended) == {
+        "round": 1, "won_before": [0, 0], "won": [1, 0], "over": True
+    }  # fmt: skip
+    # With 30 seeds player 1 fills four pits: the match goes on.
+    going_on = round_ending((67, 30))
+    assert match_record(match, "congkak", going_on)["over"] is False
 
 
 def test_a_killed_daemon_resumes_the_match(tmp_path: Path) -> None:
