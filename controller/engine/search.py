@@ -247,6 +247,7 @@ class _AlphaBeta:
             tuple((i, p * n1 + i, rules.lap_sequences[p].get(p * n1 + i, ())) for i in range(n))
             for p in (0, 1)
         )
+        self.history = ([0] * n, [0] * n)  # cut-offs by move, weighted by depth
         # (board, player) -> (depth, score, bound, best pit)
         self.table: dict[tuple[int, ...], tuple[int, float, int, int]] = {}
 
@@ -276,8 +277,11 @@ class _AlphaBeta:
         move found better during the search is better at this depth (`partial`)."""
         ordered = [first, *(m for m in moves if m != first)]
         alpha, best = -float("inf"), first
-        for pit in ordered:
-            score = self._child(board, player, pit, depth, alpha, float("inf"))
+        for k, pit in enumerate(ordered):
+            if k:
+                score = self._scout(board, player, pit, depth, alpha, float("inf"))
+            else:
+                score = self._child(board, player, pit, depth, alpha, float("inf"))
             if score > alpha:
                 alpha, best = score, pit
             self.partial = best, alpha
@@ -384,23 +388,40 @@ class _AlphaBeta:
                 return seen
         moves = self._ordered(board, player, first, depth)
         start_alpha, best_score, best = alpha, -float("inf"), moves[0]
-        for pit in moves:
-            score = self._child(board, player, pit, depth, alpha, beta)
+        for k, pit in enumerate(moves):
+            if k:  # (alpha is a score now)
+                score = self._scout(board, player, pit, depth, alpha, beta)
+            else:
+                score = self._child(board, player, pit, depth, alpha, beta)
             if score > best_score:
                 best_score, best = score, pit
                 alpha = max(alpha, score)
                 if alpha >= beta:
+                    self.history[player][pit] += depth * depth
                     break
         bound = _LOWER if best_score >= beta else _UPPER if best_score <= start_alpha else _EXACT
         self.table[key] = (depth, best_score, bound, best)
         return best_score
 
+    def _scout(
+        self, board: list[int], player: int, pit: int, depth: int, alpha: float, beta: float
+    ) -> float:
+        """A move after the first (principal variation search): first only asked whether it
+        beats `alpha` (a null window: scores are whole numbers), searched in full if so."""
+        score = self._child(board, player, pit, depth, alpha, alpha + 1)
+        if alpha < score < beta:
+            score = self._child(board, player, pit, depth, alpha, beta)
+        return score
+
     def _ordered(self, board: list[int], player: int, first: int, depth: int) -> list[int]:
         """Legal moves, best first: the table's best move, then (away from the horizon, where
-        the ordering pays for itself) extra turns and captures, by the order of `_noisy`."""
+        the ordering pays for itself) extra turns and captures, by the order of `_noisy`, then
+        the others by how often they cut the search off before (the history heuristic)."""
         if depth >= 2:
             noisy = self._noisy(board, player)
-            moves = noisy + [m for m in self.rules.legal_moves(board, player) if m not in noisy]
+            quiet = [m for m in self.rules.legal_moves(board, player) if m not in noisy]
+            quiet.sort(key=self.history[player].__getitem__, reverse=True)
+            moves = noisy + quiet
         else:
             moves = self.rules.legal_moves(board, player)
         if first in moves:
