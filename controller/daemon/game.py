@@ -29,7 +29,15 @@ from .journal import (
     load_game,
     step_entry,
 )
-from .match import Match, first_round, next_round, parse_match, round_follower, start_json
+from .match import (
+    Match,
+    first_round,
+    match_record,
+    next_round,
+    parse_match,
+    round_follower,
+    start_json,
+)
 from .notices import Notices
 from .opponent import Opponent, alternating_options, parse_opponent
 
@@ -111,7 +119,7 @@ def game_record(game: JournaledGame, follower: StepFollower) -> dict[str, Any]:
         record["opponent"] = game.opponent.to_json()
     match = game.match
     if match is not None:  # a round of a match: which, and its own start layout
-        record["match"] = {"round": match.round, "won_before": list(match.won)}
+        record["match"] = match_record(match, game.variant, follower)
         if match.start is not None:
             record["start"] = start_json(match.start)
     steps = game.step_list()

@@ -55,6 +55,18 @@ class Match:
         return {"round": self.round, "won": list(self.won), "over": self.over}
 
 
+def match_record(match: Match, variant: str, follower: StepFollower) -> dict[str, Any]:
+    """A round's record's `match`: the round and the rounds each player won before it; once
+    the round is over, also the rounds won after it (`won`) and whether the match ended with it
+    (`over`): the last round's record holds the match's result."""
+    record: dict[str, Any] = {"round": match.round, "won_before": list(match.won)}
+    if follower.over and not follower.pending_sweeps:
+        following, _ = next_round(match, variant, follower.position())
+        record["won"] = list(following.won)
+        record["over"] = following.over
+    return record
+
+
 def start_json(position: Position) -> dict[str, Any]:
     return {
         "pits": [list(position.pits[0]), list(position.pits[1])],

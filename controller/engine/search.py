@@ -86,9 +86,10 @@ def best_move(
     budget_s: float = 1.0,
     *,
     seed: int | None = None,
+    max_nodes: int | None = None,
 ) -> int:
     """The pit the computer plays at `level` (1 to 5) within about `budget_s` seconds."""
-    return think(position, rules, level, budget_s, seed=seed).pit
+    return think(position, rules, level, budget_s, seed=seed, max_nodes=max_nodes).pit
 
 
 def hint(position: Position, rules: Rules, budget_s: float = 1.0) -> int:
@@ -103,8 +104,13 @@ def think(
     budget_s: float = 1.0,
     *,
     seed: int | None = None,
+    max_nodes: int | None = None,
 ) -> Thought:
-    """Choose a move for the player to move; ValueError if there is none (game over)."""
+    """Choose a move for the player to move; ValueError if there is none (game over).
+
+    `max_nodes` also stops the search after about that many nodes (checked every 1024): with a
+    budget that never runs out, the same move whatever the machine's load (tests).
+    """
     if level not in LEVELS:
         raise ValueError(f"level {level} does not exist, levels are 1 to {len(LEVELS)}")
     if position.to_move is None or position.over:
@@ -122,9 +128,28 @@ def think(
         return Thought(pit, score, 0, spec.playouts * len(moves), _since(started))
     if not spec.depth or len(moves) == 1:
         return Thought(rng.choice(moves) if not spec.depth else moves[0], 0.0, 0, 0, 0.0)
-    search = _AlphaBeta(rules, started + budget_s * spec.budget_share, sum(board))
+    deadline = started + budget_s * spec.budget_share
+    search = _AlphaBeta(rules, deadline, sum(board), max_nodes)
+    if spec.depth == MAX_DEPTH and max_nodes is None:  # a repeatable search starts afresh
+        search.table = _kept_table(rules, search.total)
     pit, score, depth = search.iterate(board, player, moves, spec.depth)
     return Thought(pit, score, depth, search.nodes, _since(started))
+
+
+# Level 5's transposition table is kept from one move to the next (the game's positions after
+# the two moves played were searched then). A table of other rules, or grown past the limit
+# (about 70 MB), starts again empty.
+KEPT_ENTRIES = 200_000
+_kept: dict[tuple[object, int], dict[tuple[int, ...], tuple[int, float, int, int]]] = {}
+
+
+def _kept_table(rules: Rules, total: int) -> dict[tuple[int, ...], tuple[int, float, int, int]]:
+    key = (rules.options, total)
+    table = _kept.get(key)
+    if table is None or len(table) > KEPT_ENTRIES:
+        _kept.clear()
+        table = _kept[key] = {}
+    return table
 
 
 def _since(started: float) -> float:
@@ -192,9 +217,12 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 class _AlphaBeta:
     """Negamax with alpha-beta, a transposition table and iterative deepening."""
 
-    def __init__(self, rules: Rules, deadline: float, total: int) -> None:
+    def __init__(
+        self, rules: Rules, deadline: float, total: int, max_nodes: int | None = None
+    ) -> None:
         self.rules = rules
         self.deadline = deadline
+        self.max_nodes = max_nodes if max_nodes is not None else float("inf")
         self.nodes = 0
         self.extensions = 0
         options = rules.options
@@ -204,8 +232,22 @@ class _AlphaBeta:
         self.rows = (slice(0, n), slice(n + 1, 2 * n + 1))
         self.stores = rules.stores
         self.foretell = options.laps == "single"
+        self.extra_turn = options.extra_turn
         self.counts = frozenset(options.capture_counts)
+        self.capture = options.capture
+        self.row_of = rules.row_of.get
+        self.opposite = rules.opposite
+        # Must-feed and forbidden grand slams can make a sowable pit illegal.
+        self.filtered = options.must_feed or options.grand_slam == "forbidden"
         self.total = total  # seeds in the game: a handicap round may not hold the usual
+        self.single = options.laps == "single"
+        n1 = n + 1
+        # Each player's (pit, flat index, lap from there) in pit order: a single lap's places.
+        self.laps = tuple(
+            tuple((i, p * n1 + i, rules.lap_sequences[p].get(p * n1 + i, ())) for i in range(n))
+            for p in (0, 1)
+        )
+        self.history = ([0] * n, [0] * n)  # cut-offs by move, weighted by depth
         # (board, player) -> (depth, score, bound, best pit)
         self.table: dict[tuple[int, ...], tuple[int, float, int, int]] = {}
 
@@ -235,8 +277,11 @@ class _AlphaBeta:
         move found better during the search is better at this depth (`partial`)."""
         ordered = [first, *(m for m in moves if m != first)]
         alpha, best = -float("inf"), first
-        for pit in ordered:
-            score = self._child(board, player, pit, depth, alpha, float("inf"))
+        for k, pit in enumerate(ordered):
+            if k:
+                score = self._scout(board, player, pit, depth, alpha, float("inf"))
+            else:
+                score = self._child(board, player, pit, depth, alpha, float("inf"))
             if score > alpha:
                 alpha, best = score, pit
             self.partial = best, alpha
@@ -271,7 +316,11 @@ class _AlphaBeta:
         """
         rules = self.rules
         child = list(board)
-        candidate = player if rules.apply_move(child, player, pit) else 1 - player
+        if self.single:
+            extra = self._single_lap(child, player, pit)
+        else:
+            extra = rules.apply_move(child, player, pit)
+        candidate = player if extra else 1 - player
         here = sum(child[self.rows[candidate]])
         there = sum(child[self.rows[1 - candidate]])
         end = self.end
@@ -290,11 +339,39 @@ class _AlphaBeta:
             return child, settlement.to_move
         return child, candidate
 
+    def _single_lap(self, board: list[int], player: int, pit: int) -> bool:
+        """`Rules.apply_move` for single laps, inline (the search's hot path; the tests hold
+        the two to each other): True when the move earns an extra turn."""
+        _, start, lap = self.laps[player][pit]
+        seeds = board[start]
+        board[start] = 0
+        length = len(lap)
+        if seeds <= length:
+            for idx in lap[:seeds]:
+                board[idx] += 1
+            last = lap[seeds - 1]
+        else:
+            rounds, rest = divmod(seeds, length)
+            for idx in lap:
+                board[idx] += rounds
+            for idx in lap[:rest]:
+                board[idx] += 1
+            last = lap[rest - 1] if rest else lap[-1]
+        store = self.stores[player]
+        if last == store:
+            return self.extra_turn
+        for idx in self.rules.capture_places(board, player, last):
+            board[store] += board[idx]
+            board[idx] = 0
+        return False
+
     def _negamax(
         self, board: list[int], player: int, depth: int, alpha: float, beta: float
     ) -> float:
         self.nodes += 1
-        if not self.nodes & 1023 and time.perf_counter() > self.deadline:
+        if not self.nodes & 1023 and (
+            self.nodes >= self.max_nodes or time.perf_counter() > self.deadline
+        ):
             raise _OutOfTime
         if depth <= 0:
             return self._quiet(board, player, alpha, beta, _QUIET_DEPTH)
@@ -311,23 +388,40 @@ class _AlphaBeta:
                 return seen
         moves = self._ordered(board, player, first, depth)
         start_alpha, best_score, best = alpha, -float("inf"), moves[0]
-        for pit in moves:
-            score = self._child(board, player, pit, depth, alpha, beta)
+        for k, pit in enumerate(moves):
+            if k:  # (alpha is a score now)
+                score = self._scout(board, player, pit, depth, alpha, beta)
+            else:
+                score = self._child(board, player, pit, depth, alpha, beta)
             if score > best_score:
                 best_score, best = score, pit
                 alpha = max(alpha, score)
                 if alpha >= beta:
+                    self.history[player][pit] += depth * depth
                     break
         bound = _LOWER if best_score >= beta else _UPPER if best_score <= start_alpha else _EXACT
         self.table[key] = (depth, best_score, bound, best)
         return best_score
 
+    def _scout(
+        self, board: list[int], player: int, pit: int, depth: int, alpha: float, beta: float
+    ) -> float:
+        """A move after the first (principal variation search): first only asked whether it
+        beats `alpha` (a null window: scores are whole numbers), searched in full if so."""
+        score = self._child(board, player, pit, depth, alpha, alpha + 1)
+        if alpha < score < beta:
+            score = self._child(board, player, pit, depth, alpha, beta)
+        return score
+
     def _ordered(self, board: list[int], player: int, first: int, depth: int) -> list[int]:
         """Legal moves, best first: the table's best move, then (away from the horizon, where
-        the ordering pays for itself) extra turns and captures, by the order of `_noisy`."""
+        the ordering pays for itself) extra turns and captures, by the order of `_noisy`, then
+        the others by how often they cut the search off before (the history heuristic)."""
         if depth >= 2:
             noisy = self._noisy(board, player)
-            moves = noisy + [m for m in self.rules.legal_moves(board, player) if m not in noisy]
+            quiet = [m for m in self.rules.legal_moves(board, player) if m not in noisy]
+            quiet.sort(key=self.history[player].__getitem__, reverse=True)
+            moves = noisy + quiet
         else:
             moves = self.rules.legal_moves(board, player)
         if first in moves:
@@ -368,23 +462,21 @@ class _AlphaBeta:
         capture may follow; none for relays, whose end no table foretells."""
         if not self.foretell:
             return []
-        rules = self.rules
-        laps = rules.lap_sequences[player]
-        own_store = rules.stores[player]
-        capture = rules.options.capture
-        row_of = rules.row_of.get
+        own_store = self.stores[player]
+        capture = self.capture
+        row_of = self.row_of
         noisy = []
-        for pit in rules.legal_moves(board, player):
-            start = rules.index(player, pit)
+        for pit, start, lap in self.laps[player]:
             seeds = board[start]
-            lap = laps[start]
+            if not seeds:
+                continue
             last = lap[(seeds - 1) % len(lap)]
             if last == own_store:
                 noisy.append(pit)
             elif seeds >= len(lap):
                 continue  # the lap comes round: its last pit is not what it was
             elif capture == "opposite":
-                if row_of(last) == player and not board[last] and board[rules.opposite[last]]:
+                if row_of(last) == player and not board[last] and board[self.opposite[last]]:
                     noisy.append(pit)
             elif (
                 capture == "counts"
@@ -392,6 +484,9 @@ class _AlphaBeta:
                 and board[last] + 1 in self.counts
             ):
                 noisy.append(pit)
+        if noisy and self.filtered:
+            legal = self.rules.legal_moves(board, player)
+            return [pit for pit in noisy if pit in legal]
         return noisy
 
     def _final(self, board: Sequence[int], player: int) -> float:

@@ -6,6 +6,7 @@ mid-match that resumes the match."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,9 @@ import pytest
 from controller.bench.daemonproc import DaemonProcess
 from controller.daemon.config import ConfigError
 from controller.daemon.link import CommandError
-from controller.rules.record import parse_record, replay
+from controller.daemon.match import first_round, match_record
+from controller.rules import Game, Position, Rules, StepFollower
+from controller.rules.record import parse_record, replay, start_position
 from controller.sensing.recording import load_recording
 from controller.simulate import recording_report, run_recording
 from tests.daemon.conftest import Board, make_config
@@ -74,10 +77,40 @@ def test_a_match_of_three_rounds_with_a_burned_pit(tmp_path: Path) -> None:
         lines = list(replay(parse_record(json.dumps(record))))
         assert lines[-1]["over"] is True
         assert sum(lines[-1]["stores"]) == 98
+    # A finished round's record says the rounds won after it and that the match goes on.
+    assert first["match"]["over"] is False and second["match"]["over"] is False
+    assert first["match"]["won"] == second["match"]["won_before"]
+    assert sum(second["match"]["won"]) - sum(second["match"]["won_before"]) <= 1
     # The second round started from the seeds each player won in the first.
     final = list(replay(parse_record(json.dumps(first))))[-1]["stores"]
     start = second["start"]
     assert [sum(start["pits"][p]) + start["stores"][p] for p in (0, 1)] == final
+
+
+def round_ending(stores: tuple[int, int]) -> StepFollower:
+    """A congkak round (burn) whose last move player 0 plays: one seed into the store."""
+    rules = Rules.for_variant("congkak", {**BURN, "handicap_rounds": True})
+    start = Position(((0, 0, 0, 0, 0, 0, 1), (0,) * 7), stores, 0)
+    game = Game(rules, start=start)
+    follower = StepFollower.from_game(game)
+    for step in game.steps(6):
+        assert follower.feed(step).accepted
+    return follower
+
+
+def test_the_last_rounds_record_holds_the_matchs_result() -> None:
+    match = first_round(BURN)
+    playing = StepFollower.from_game(Game(Rules.for_variant("congkak", match.options)))
+    assert match_record(match, "congkak", playing) == {"round": 1, "won_before": [0, 0]}
+    # Player 1 keeps 5 seeds, not enough for one pit of 7 (burned): the match is over.
+    ended = round_ending((92, 5))
+    assert ended.over
+    assert match_record(match, "congkak", ended) == {
+        "round": 1, "won_before": [0, 0], "won": [1, 0], "over": True
+    }  # fmt: skip
+    # With 30 seeds player 1 fills four pits: the match goes on.
+    going_on = round_ending((67, 30))
+    assert match_record(match, "congkak", going_on)["over"] is False
 
 
 def test_a_killed_daemon_resumes_the_match(tmp_path: Path) -> None:
@@ -166,3 +199,64 @@ def test_the_new_game_command_starts_and_ends_matches(board: Board) -> None:
     with pytest.raises(CommandError) as wrong:
         loop.execute("new_game", {"match": "yes"})
     assert wrong.value.field == "match"
+
+
+def computer_moves(record: dict[str, Any], computer: int) -> int:
+    """Every move of the record legal from the round's own start; the computer's count."""
+    rules = Rules.for_variant(record["variant"], record["options"])
+    start = start_position(record["start"], rules) if "start" in record else None
+    game = Game(rules, start=start)
+    count = 0
+    for ply, pit in enumerate(record["moves"], start=1):
+        reason = game.why_illegal(pit)
+        assert reason is None, f"ply {ply}: player {game.to_move} played pit {pit}: {reason}"
+        count += game.to_move == computer
+        game.play(pit)
+    return count
+
+
+def play_a_round_against_the_computer(board: Board, round_: int, rng: random.Random) -> None:
+    """Player 1 (a person) plays random pits; the virtual hand plays the computer's moves."""
+    end = time.monotonic() + 240
+    while True:
+        status = board.status()
+        match, position = status["game"]["match"], status["game"]["position"]
+        if match["round"] > round_ or match["over"]:
+            return
+        assert time.monotonic() < end, f"round {round_} did not end in four minutes"
+        if position["over"] or board.loop.referee is None:
+            board.run(0.5)  # the round's end on the lights, then the next round's layout
+        elif position["to_move"] == 1:
+            board.play(rng.choice([i for i, n in enumerate(position["pits"][1]) if n]))
+        else:  # the computer's turn (extra turns included)
+            plies = len(status["game"]["history"])
+            board.wait(lambda n=plies: len(board.status()["game"]["history"]) > n)
+            board.settle()
+
+
+def test_a_match_against_the_computer_is_played_round_after_round(tmp_path: Path) -> None:
+    """Player 0 is the computer (level 2) in every round of a match: the rounds are laid out,
+    the computer moves in each, legally from the round's own start (closed pits included),
+    and every round's record names it."""
+    opponent = {"player": 0, "level": 2, "think_s": 0.2}
+    board = Board(
+        make_config(tmp_path, game={"match": True, "options": BURN, "opponent": opponent})
+    )
+    rng = random.Random(5)
+    try:
+        board.ready()
+        for round_ in (1, 2):
+            play_a_round_against_the_computer(board, round_, rng)
+        status = board.status()
+        assert status["game"]["computer"]["player"] == 0
+    finally:
+        board.stop()
+    rounds = records(tmp_path)[:2]
+    assert [r["match"]["round"] for r in rounds] == [1, 2]
+    for record in rounds:
+        assert record["opponent"] == opponent
+        assert record["match"]["over"] in (True, False)
+        assert computer_moves(record, computer=0) >= 2
+        assert list(replay(parse_record(json.dumps(record))))[-1]["over"] is True
+    assert "start" in rounds[1]  # (round 2 from the seeds won in round 1)
+    assert rounds[0]["match"]["won"] == rounds[1]["match"]["won_before"]

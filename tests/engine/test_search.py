@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.engine.search import LEVELS, best_move, hint, think
+from controller.engine.search import LEVELS, _AlphaBeta, best_move, hint, think
 from controller.rules import Game, Position, Rules
 
 from ..rules_helpers import position
@@ -34,6 +34,33 @@ def test_the_move_is_always_legal(
         game.play(pit)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(option_sets(), st.integers(0, 2**32))
+def test_the_searchs_moves_are_the_rules_moves(
+    config: tuple[str, dict[str, Any]], seed: int
+) -> None:
+    """The search's own single-lap sowing (`_single_lap`) and its move list for captures and
+    extra turns (`_noisy`) agree with `Rules` on every legal move of random games."""
+    variant, options = config
+    rules = Rules.for_variant(variant, options)
+    search = _AlphaBeta(rules, time.perf_counter() + 60, sum(rules.start_board()))
+    rng = random.Random(seed)
+    game = Game(rules)
+    while not game.over:
+        board, player = list(game.board), game.to_move
+        assert player is not None
+        legal = rules.legal_moves(board, player)
+        if search.foretell:
+            assert set(search._noisy(board, player)) <= set(legal)
+        for pit in legal:
+            expected, mine = list(board), list(board)
+            extra = rules.apply_move(expected, player, pit)
+            if search.single:
+                assert search._single_lap(mine, player, pit) == extra
+                assert mine == expected
+        game.play(rng.choice(legal))
+
+
 def test_a_whole_game_of_every_level_against_every_other_is_legal() -> None:
     rules = Rules.for_variant("congkak", {"pits": 5, "closed": [[1, 2]]})
     for strong in LEVELS:
@@ -43,26 +70,47 @@ def test_a_whole_game_of_every_level_against_every_other_is_legal() -> None:
             game.play(best_move(game.position(), rules, level, budget_s=0.005, seed=game.ply))
 
 
-def play(rules: Rules, levels: tuple[int, int], budget_s: float, seed: int) -> int | None:
+def play(
+    rules: Rules, levels: tuple[int, int], budget_s: float, seed: int, max_nodes: int | None = None
+) -> int | None:
     """One game between two levels (player 0 plays levels[0]); the winner."""
     game = Game(rules)
     while game.outcome is None:
         assert game.to_move is not None
         level = levels[game.to_move]
-        game.play(best_move(game.position(), rules, level, budget_s, seed=seed + game.ply))
+        position = game.position()
+        game.play(
+            best_move(position, rules, level, budget_s, seed=seed + game.ply, max_nodes=max_nodes)
+        )
     return game.outcome.winner
 
 
 @pytest.mark.parametrize("strong", [3, 5])
 def test_a_stronger_level_beats_level_1_in_congkak(strong: int) -> None:
-    """The bench (`sowboard bench opponent`) measures this over many games; here a few."""
+    """The bench (`sowboard bench opponent`) measures this over many games; here a few.
+
+    The searches stop at a number of nodes, not at a time that never runs out: the same games
+    however loaded the machine is (a 0.02 s budget let a busy machine cut level 3 short)."""
     rules = Rules.for_variant("congkak")
     wins = 0
     for g in range(4):
         side = g % 2
         levels = (strong, 1) if side == 0 else (1, strong)
-        wins += play(rules, levels, budget_s=0.02, seed=g) == side
+        wins += play(rules, levels, budget_s=60.0, seed=g, max_nodes=10_000) == side
     assert wins >= 3
+
+
+def test_a_node_limited_search_is_repeatable() -> None:
+    """Same position, same node limit: the same move and score, whatever else ran before."""
+    rules = Rules.for_variant("kalah")
+    game = Game(rules)
+    game.play_all([2, 5])
+    first = think(game.position(), rules, 5, budget_s=60.0, max_nodes=5000)
+    think(Position.start(rules), rules, 5, budget_s=0.05)  # fills level 5's kept table
+    again = think(game.position(), rules, 5, budget_s=60.0, max_nodes=5000)
+    assert (again.pit, again.score, again.depth) == (first.pit, first.score, first.depth)
+    assert 5000 <= first.nodes < 10_000
+    assert first.elapsed_s < 30
 
 
 def test_the_hint_takes_the_big_capture() -> None:
