@@ -231,11 +231,16 @@ def test_the_hint_lights_the_engines_best_pit_only(board: Board) -> None:
     board.ready()
     assert board.loop.execute("hint", {}) == {"asked": True}
     board.wait(lambda: board.status()["game"]["computer"]["hint"] is not None)
-    status = board.status()
-    pit = status["game"]["computer"]["hint"]
-    assert status["game"]["position"]["pits"][0][pit] > 0
-    blinking = [k for k, v in status["leds"]["places"].items() if v["effect"] == "fast_blink"]
-    assert blinking == [f"0,{pit}"]
+    pit = board.status()["game"]["computer"]["hint"]
+
+    def lit() -> list[str]:
+        places = board.status()["leds"]["places"]
+        return [k for k, v in places.items() if v["effect"] == "fast_blink"]
+
+    # (The lights are written at the loop's next LED tick, not with the engine's answer.)
+    board.wait(lambda: bool(lit()) or board.status()["game"]["computer"]["hint"] is None, 10.0)
+    assert board.status()["game"]["position"]["pits"][0][pit] > 0
+    assert lit() == [f"0,{pit}"]
     board.run(4.0)  # the hint shows for a few seconds only
     assert board.status()["game"]["computer"]["hint"] is None
 
