@@ -244,18 +244,23 @@ def test_a_paused_broker_never_holds_the_loop(
         wait_for(lambda: mqtt.get_status()["connected"], 5)
         broker.pause()
         status = board.status()
-        took: list[float] = []
+        took: list[float] = []  # wall time: waiting on the broker would show here
+        worked: list[float] = []  # the thread's CPU time: the work itself, whatever the load
         for n in range(1, 401):  # 400 moves' events, synthetic on the real snapshot
             game = {
                 **status["game"],
                 "history": [{"ply": k, "player": 0, "pit": 0} for k in range(1, n + 1)],
             }
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             mqtt.snapshot({**status, "game": game, "published_at": time.time()})  # type: ignore[typeddict-item]
             took.append(time.perf_counter() - start)
+            worked.append(time.thread_time() - cpu)
         took.sort()
-        assert took[-1] < 0.05, f"a snapshot took {took[-1] * 1000:.1f} ms"
-        assert took[int(0.99 * len(took))] < 0.005
+        worked.sort()
+        # A snapshot that waited for the paused broker would wait until it resumed (for
+        # ever): half a second is far beyond any descheduling on a busy CI machine.
+        assert took[-1] < 0.5, f"a snapshot took {took[-1] * 1000:.1f} ms"
+        assert worked[int(0.99 * len(worked))] < 0.005
         dropped = mqtt.get_status()["dropped"]
         assert dropped > 0
         broker.resume()
