@@ -83,7 +83,8 @@ class OrderSearch:
         referee.follow(frame)
         if referee.explained_t == frame.t:
             self._start_over(referee, k + 1)  # (the cups told what happened)
-        elif referee.choices:
+            return  # (no choice left to answer again, nor frames to replay)
+        if referee.choices:
             self.choices.append(_choice(k, referee))
             self.choices_made += 1
         if referee.doubts() > doubts:

@@ -105,13 +105,6 @@ RELAY_STALL_S = 5.0
 # A hand drops a seed every 125 ms at the fastest (an expert's 8 a second, issue 3), 90 ms with a
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
 ONE_HAND_S = 0.06
-# A flag the cups could not explain while some of them could not be read (still moving, or a
-# hand resting on them) is shown once they can be and still cannot, and HOLD_SAMPLES samples
-# after it was raised at most (a cup settles within a few samples of its motion; a hand
-# resting for seconds must not hide a mistake): the flag delay targets are 0.5 s at 80 SPS
-# and 1 s at 10 SPS, and a flag comes 0.2 s (0.4 s) after its mistake at the median.
-HOLD_SAMPLES = 4
-HOLD_MIN_S = 0.1
 MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not settled
 PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
 
@@ -148,7 +141,7 @@ class Flag:
     # The hand whose mistake it is (None: nobody's, such as a sensor's fault or a seed that
     # is not part of the game), so the page can word it for that player.
     player: int | None = None
-    shown_t: float | None = None  # when it was first shown (held back: see HOLD_SAMPLES)
+    shown_t: float | None = None  # when it was raised (`t` may be when the mistake was made)
 
     @property
     def active(self) -> bool:
@@ -338,11 +331,6 @@ class Referee:
         self.explained_again = 0  # how often the cups told other steps than the referee's
         self.explain_s_max = 0.0  # the longest search (CPU seconds)
         self.explained_t = -1.0  # when the cups, all read, last told what happened (orders.py)
-        # Flags raised while cups the search left out could not be read, not shown yet; the
-        # cups they wait for; how long a flag is held at most (see HOLD_SAMPLES).
-        self.held: list[Flag] = []
-        self.held_for: set[int] = set()
-        self.flag_hold_s = max(HOLD_MIN_S, HOLD_SAMPLES / rate)
         self._publish(0.0)
 
     # -- entry point ----------------------------------------------------------------------------
@@ -389,7 +377,6 @@ class Referee:
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
-        self._release_held(t)  # (they join this frame's flags: judged with them)
         if self._judged_this_frame(flags_before) and self._explain_again(t, flags_before):
             pass  # the cups are explained by due steps: the flags were never shown
         elif not self.detector.at_rest():
@@ -682,7 +669,7 @@ class Referee:
         }
         return any(
             f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT) and id(f) not in owed
-            for f in (*self.flags, *self.held)  # (held back or shown: it waits all the same)
+            for f in self.flags
         )
 
     # -- explaining settled changes -------------------------------------------------------------
@@ -2327,9 +2314,7 @@ class Referee:
         started = time.process_time()
         found = explain(self._cups(anchor, unread=unread), [r.step for r in since], moves)
         self.explain_s_max = max(self.explain_s_max, time.process_time() - started)
-        if found is None or not self._disproves(found, flags_before):
-            if unread:
-                self._hold_back(t, flags_before, unread)
+        if found is None or not self._disproves(found):
             return False
         kept = 0
         while kept < min(len(since), len(found.steps)) and since[kept].step == found.steps[kept]:
@@ -2360,14 +2345,20 @@ class Referee:
     def _carried_over(self, game: StepFollower, unread: set[int], t: float) -> dict[int, Pending]:
         """The changes still to be judged at the `unread` cups, less the seeds `game` (the
         explanation) counts there beyond the referee's own count: a seed sown under a resting
-        finger is a step already, and the cup showing it once the finger lifts nets to nothing."""
+        finger is a step already, and the cup showing it once the finger lifts nets to nothing.
+        So are seeds a hand still carries to a store the steps put them in (a capture: the
+        carries are forgotten with the rest of the referee's judgements)."""
+        arriving = dict.fromkeys(unread, 0.0)
+        for carry in self.carries:
+            if carry.flag is None and carry.to_cell in arriving:
+                arriving[carry.to_cell] += carry.mass_g
         carried: dict[int, Pending] = {}
         for cell in unread:
             place = self.place_of.get(cell)
             if place is None:
                 continue
             idx = self.rules.index_of(place)
-            extra_g = (game.board[idx] - self.game.board[idx]) * self.seed_g
+            extra_g = (game.board[idx] - self.game.board[idx]) * self.seed_g + arriving[cell]
             pending = self.pending.get(cell)
             level = self.detector.cells[cell].rest
             if pending is None and extra_g and level is not None:
@@ -2378,57 +2369,28 @@ class Referee:
                 carried[cell] = pending
         return carried
 
-    def _hold_back(self, t: float, flags_before: int, unread: set[int]) -> None:
-        """This frame's flags (those raised HOLD_SAMPLES ago at most) wait for the cups left
-        unread: the seed the search missed may be in one of them (a finger resting on the
-        cup it fell into)."""
-        fresh = [f for f in self.flags[flags_before:] if t < f.t + self.flag_hold_s]
-        if fresh:
-            self.flags[flags_before:] = [f for f in self.flags[flags_before:] if f not in fresh]
-            self.held += fresh
-            self.held_for |= unread
-
-    def _release_held(self, t: float) -> None:
-        """Flags held back whose cups can be read (or that waited long enough) are this
-        frame's flags now: explained away with them, or shown (those put right meanwhile are
-        dropped: never shown, nothing to show)."""
-        if not self.held:
-            return
-        unread = self._unread()
-        if any(c in unread for c in self.held_for) and t < self.held[0].t + self.flag_hold_s:
-            return
-        self._show(self.held, t)
-
-    def _show(self, held: list[Flag], t: float) -> None:
-        """Show these held flags now (not those put right meanwhile); none is held any more."""
-        for flag in held:
-            if flag.active:
-                flag.shown_t = t
-                self.flags.append(flag)
-        self.held, self.held_for = [], set()
-
-    def _disproves(self, found: Explanation, flags_before: int) -> bool:
+    def _disproves(self, found: Explanation) -> bool:
         """Does the explanation rule out a mistake at every cup a flag it would take back
-        stands at (those of this frame, and those still waiting)?"""
-        flags = [f for f in self.flags[:flags_before] if f.active] + self.flags[flags_before:]
-        flags += self.held
+        stands at (those raised since the anchor and not put right)?"""
+        flags = [f for f in self.flags if f.active]
         judged = [f for f in flags if f.kind not in (*UNEXPLAINABLE, SEED_LOST)]
         cells = {self.cell_of[f.at] for f in judged if f.at is not None and f.at in self.cell_of}
         return all(found.rules_out_a_mistake_at(cell) for cell in cells)
 
-    def _may_leave_out(self, moving: set[int]) -> bool:
-        """May these moving cups be left out of an explanation? Not while seeds are carried
-        or lifted, nor where a change waits to be judged: that would be judged twice."""
+    def _may_leave_out(self, unread: set[int]) -> bool:
+        """May these cups be left unread in an explanation? Not while a pit is being lifted,
+        nor where the referee follows a step or a stray there: that would be judged twice.
+        (A change waiting there, or seeds carried to it, are carried over: `_carried_over`.)"""
         if self.lifting or self.early_lifts:
             return False
-        waiting = (  # (not `pending`, nor `carries`: see `_carried_over`)
+        waiting = (
             self.tentative,
             self.partial,
             self.strays,
             self.left_behind,
             self.owed,
         )
-        return not any(cell in per_cell for per_cell in waiting for cell in moving)
+        return not any(cell in per_cell for per_cell in waiting for cell in unread)
 
     def _forget_judgements(self, t: float, flags_before: int, why: str) -> None:
         """Everything judged per cup since the anchor is void: the cups are explained."""
@@ -2439,8 +2401,11 @@ class Referee:
                 flag.resolved_t = t
                 if why:
                     flag.detail = (flag.detail + "; " if flag.detail else "") + why
-        self.flags[flags_before:] = [f for f in self.flags[flags_before:] if f.kind in stays]
-        self._show([f for f in self.held if f.kind in stays], t)
+        # (A flag of this frame already resolved is a mistake seen once it was put right: what
+        # the cups say now cannot disprove it, and it stays on record.)
+        self.flags[flags_before:] = [
+            f for f in self.flags[flags_before:] if f.kind in stays or not f.active
+        ]
         for per_cell in (
             self.strays,
             self.stray_flags,

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from controller.sensing.frames import Frame
 from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.simulate import report, run_simulation
 from controller.tracking.orders import SEARCH_S, OrderSearch
@@ -191,3 +193,41 @@ def test_a_referee_that_takes_on_a_replay_still_knows_its_last_sow() -> None:
     last = referee.steps[-1]
     assert last.step.at is not None
     assert referee._last_sown_here(referee.cell_of[last.step.at])
+
+
+class _ExplainedReferee:
+    """Just what `OrderSearch.process` asks of a referee: two hands at play, and a frame in
+    which the cups explain everything (explain.py) yet a doubt remains (a lost seed's flag,
+    which stays while a hand holds seeds)."""
+
+    def __init__(self, explained_at: float) -> None:
+        self.game = SimpleNamespace(active_players=lambda: [0, 1])
+        self.explained_at = explained_at
+        self.explained_t = -1.0
+        self.choices: list[tuple[int, int]] = []
+        self.flags = 0
+
+    def snapshot(self) -> _ExplainedReferee:
+        return self
+
+    def doubts(self) -> int:
+        return self.flags
+
+    def follow(self, frame: Frame) -> None:
+        if frame.t == self.explained_at:
+            self.explained_t = frame.t
+            self.flags += 1
+
+
+def test_what_the_cups_explained_is_not_searched_again() -> None:
+    """Once the cups explained every step (the referee's `explained_t`), what was kept starts
+    over from the next frame: a doubt raised in that same frame has nothing to replay (it
+    used to index an empty list of frames), and later frames are kept from there."""
+    search = OrderSearch()
+    referee = _ExplainedReferee(explained_at=0.5)
+    frames = [Frame(t=k / 10, raw=()) for k in range(10)]
+    for frame in frames:
+        search.process(referee, frame)  # type: ignore[arg-type]
+    assert search.searches == 0
+    assert search.first == 6 and search.frames == frames[6:]
+    assert list(search.states) == [6]
