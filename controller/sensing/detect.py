@@ -419,6 +419,7 @@ class BoardDetector:
         self.common_until = -1.0
         self.frames = 0
         self.noisy = False  # a cell is too noisy to weigh seeds (as of the last frame)
+        self.active = False  # a cell is moving (cells start and stop only in `update`)
 
     def grams(self, cell: int, raw: int) -> float:
         offset, scale = self.calibration[cell]
@@ -429,15 +430,17 @@ class BoardDetector:
         events: list[Event] = []
         onsets = 0
         cal = self.calibration
-        noisy = False
+        noisy = active = False
         for cell, value in zip(self.cells, raw, strict=False):
             if value is None:
                 cell.update(t, None)  # a lost period: what spans it cannot be recovered
                 noisy = noisy or cell.noisy
+                active = active or cell.active
                 continue
             offset, scale = cal[cell.cell]
             event = cell.update(t, (value - offset) / scale)
             noisy = noisy or cell.noisy
+            active = active or cell.active
             if event is not None:
                 events.append(event)
                 if isinstance(event, Onset):
@@ -447,6 +450,7 @@ class BoardDetector:
             # table being knocked. Remember it for a moment so late settles are judged too.
             self.common_until = t + 0.5
         self.noisy = noisy
+        self.active = active
         return BoardEvents(t, events, t <= self.common_until)
 
     def start_at(self, levels_g: list[float]) -> None:
@@ -469,4 +473,4 @@ class BoardDetector:
         ]
 
     def at_rest(self) -> bool:
-        return not any(c.active for c in self.cells)
+        return not self.active

@@ -529,6 +529,8 @@ class Referee:
         followed in order. At 10 SPS a pit no step expects is flagged here too, as soon as
         most of its seeds are seen leaving (`_early_wrong_lift`).
         """
+        if not self.detector.active:
+            return  # (no cup moves: most frames)
         for _ in range(4):  # a lift and the seeds after it may all show in one frame
             if self._blocked() or not self._early_step(t):
                 break
