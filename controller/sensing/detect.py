@@ -231,10 +231,10 @@ class CellDetector:
                 self.refine_seen += 1
                 if self.refine_seen > REFINE_MAX:
                     self.refine = None  # the readings never agreed: the level stands
-            if self.refine is not None and abs(grams - rest) <= self.refine_g:
-                # Re-taking a level settled early: within its uncertainty this is no change.
-                self._refine(grams)
-                return None
+            if self.refine is not None and abs(grams - rest) <= max(self.refine_g, self.onset_g):
+                # Re-taking a level settled early: within its uncertainty this is no change;
+                # beyond it, the change went on after the early level (`_refine`).
+                return self._refine(t, grams)
             if abs(grams - rest) > self.onset_g:
                 self.active = True
                 self.onset_t = t
@@ -345,18 +345,25 @@ class CellDetector:
             previous = value
         return True
 
-    def _refine(self, grams: float) -> None:
+    def _refine(self, t: float, grams: float) -> Settled | None:
+        """Re-take a level settled early once three readings agree. Within the early level's
+        uncertainty the difference is no change (the accounts follow it: `tracked_g`). Beyond
+        it the change went on after the early level, as a palm settling over 0.3 s does (a
+        step's ramp is over in 4 samples, a slower load is not): what it added settles as a
+        change of its own, so that the referee weighs all of it."""
         refine = self.refine
         assert refine is not None and self.rest is not None
         refine.append(grams)
         last = refine[-(SETTLE_STEPS - 1) :]
         if len(refine) < SETTLE_STEPS - 1 or max(last) - min(last) > self.settle_g:
-            return  # (the readings still follow the last loads: a reading spans four)
+            return None  # (the readings still follow the last loads: a reading spans four)
         self.refine = None
         step = sum(last) / len(last) - self.rest
+        self.rest += step
         if abs(step) <= self.refine_g:
-            self.rest += step
             self.tracked_g += step
+            return None
+        return Settled(self.cell, t, self.onset_t, self.rest, step, step)
 
     def start_at(self, grams: float) -> None:
         """Start from a level read at rest (a median), so that a wild first sample is a glitch

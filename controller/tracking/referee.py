@@ -1129,9 +1129,12 @@ class Referee:
 
     def _foreign_seed_now(self, cell: int, n: float) -> bool:
         """With no seeds in any hand, may one seed's weight be called foreign at once?
-        Not while seeds are carried (to a store, back to a pit) or a mistake is put right."""
+        Not while seeds are carried (to a store, back to a pit) or a mistake is put right, nor
+        while the cup's early level is still being re-taken (a palm settling slowly reads
+        light at first: `CellDetector._refine`)."""
         return (
             self._plausible_seed(n)
+            and self.detector.cells[cell].refine is None
             and not self._blocked()
             and not self.carries
             and cell not in self.partial

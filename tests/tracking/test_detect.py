@@ -222,3 +222,19 @@ def test_a_cup_re_zeroed_while_its_level_is_re_taken_takes_the_rest_of_the_way_q
     assert detector.rest is not None
     assert abs(detector.rest - (0.6 - offset)) < 0.25
     assert abs((detector.tracked_g - tracked) - detector.rest) < 1e-9
+
+
+def test_at_ten_samples_per_second_a_palm_settling_slowly_is_weighed_whole() -> None:
+    """A palm settles on a cup over up to 0.3 s (SIMULATION.md `rest`), slower than a step's
+    4-sample ramp: the readings (from the simulator, a palm of 10.2 g at 10 SPS) pass for one
+    step and settle early 1.1 g light. The readings after re-take the level; what the palm
+    added since is a change of its own, so that all of it is weighed (1.6 seeds alone would
+    pass for one heavy natural seed, all 1.8 cannot)."""
+    detector = CellDetector(rate_sps=10, seed_g=5.67, noise_g=0.02)
+    ramp = [67.15, 69.28, 71.83, 73.98, 75.30, 75.71, 75.72, 75.66, 75.70, 75.63, 75.67, 75.72]
+    events = [detector.update(k * 0.1, g) for k, g in enumerate([65.6] * 10 + ramp)]
+    settled = [e for e in events if isinstance(e, Settled)]
+    assert len(settled) == 2
+    assert settled[0].change_g < 9.0  # settled early, on the ramp
+    assert abs(sum(e.change_g for e in settled) - (75.69 - 65.6)) < 0.2
+    assert abs(detector.tracked_g) < 0.05  # (reported as changes, not followed quietly)

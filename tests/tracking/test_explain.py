@@ -223,7 +223,15 @@ def test_what_people_did_is_followed_without_a_flag(name: str) -> None:
         assert result["belief"][key] == result["truth"][key]
 
 
-@pytest.mark.parametrize("name", HUMAN_CASES)
+# The palm on the store (9) no longer needs the cups' explanation: at 10 SPS its slow settle
+# (0.3 s, where a step's ramp is over in 4 samples) was weighed at its early level only, 0.2 of
+# a seed light, and so passed for one seed; the detector now weighs the rest of it (`_refine`).
+NEED_EXPLAINING = tuple(
+    name for name in HUMAN_CASES if name != "humans_kalah_10sps_rest_on_store_and_lean"
+)
+
+
+@pytest.mark.parametrize("name", NEED_EXPLAINING)
 def test_without_the_cups_explanation_the_case_is_still_flagged(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
