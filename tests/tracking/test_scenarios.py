@@ -108,6 +108,32 @@ def test_each_mistake_is_flagged_once_at_its_place_and_play_goes_on(name: str) -
     _same_as_truth(result)
 
 
+# A seed falls off the board as the hand sows: the next seed lands a place on, and the hand puts
+# a spare where the lost one should have gone (in the last, a palm rests on the cup of the seed
+# that landed a place on, as the spare goes in).
+LOST_SEED_CASES = (
+    "flag_seed_lost_spare",
+    "flag_seed_lost_spare_10sps",
+    "flag_seed_lost_spare_under_a_rest",
+)
+
+
+@pytest.mark.parametrize("name", LOST_SEED_CASES)
+def test_a_lost_seed_is_flagged_where_it_was_due_once_a_spare_fills_the_gap(name: str) -> None:
+    """First seen as a seed in the wrong pit; once a spare fills the place that was due, the
+    seed there is the next sow and the flag is a lost seed at the gap."""
+    result, simulation = _run(name)
+    flags = result["flags"]
+    assert [(f["kind"], f["at"]) for f in flags] == [("seed_lost", [0, 3])]
+    assert "resolved_t" in flags[0]
+    sown_on = next(
+        a.t for a in simulation.scenario.actions if a.kind == "drop" and a.at == Place(0, 4)
+    )
+    assert flags[0]["t"] - sown_on < 1.0
+    assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
+    _same_as_truth(result)
+
+
 def test_a_palm_settling_slowly_between_moves_is_no_foreign_seed() -> None:
     """Bench humans game 3 (adult, congkak, 10 SPS, natural seeds) to just after a palm of
     10.8 g (two seeds' weight) settled over 0.3 s on a pit between moves: weighed at its early
