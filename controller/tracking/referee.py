@@ -67,10 +67,6 @@ PATIENCE_S = 5.0  # how long a weight that is no whole number of seeds may rest 
 # may be a finger, a palm or a forearm resting on the cup (10 g to a few hundred: SIMULATION.md's
 # human hands), and it may rest there for REST_MAX_S before its weight is called seeds ...
 REST_MAX_S = 12.0
-# A wrong-pit flag may turn out to be a lost seed (`_lost_seeds_seen`) this long after, once
-# the hand has sown on this many steps at most.
-LOST_WINDOW_S = 10.0
-LOST_STEPS = 8
 # Fingers brushing a cup (30-80 ms) or a bouncing seed striking it (20 ms, SIMULATION.md) may
 # read as settled for a moment at 80 SPS: four readings agree at their top (each the mean of
 # the last 50 ms), and they fall back within 30 ms. A seed where none is due is flagged, and
@@ -396,7 +392,6 @@ class Referee:
         t = self.now = frame.t
         blocked = self._blocked()
         flags_before = len(self.flags)
-        steps_before, explained_before = len(self.steps), self.explained_again
         self._sensor_faults(frame)
         batch = self.detector.update(t, frame.raw)
         settled = self._take_settled_changes(batch.events, t)
@@ -423,7 +418,6 @@ class Referee:
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
-        self._lost_seeds_seen(t, steps_before, explained_before)
         if self._judged_this_frame(flags_before) and self._explain_again(t, flags_before):
             pass  # the cups are explained by due steps: the flags were never shown
         elif not self.detector.at_rest():
@@ -1949,37 +1943,11 @@ class Referee:
                 or not self._sow(step.at if step else None, t)
             ):
                 return True
-            self._unstray(cell, 1, t)  # (its flag a lost seed: `_lost_seeds_seen`)
-
-    def _lost_seeds_seen(self, t: float, steps_before: int, explained_before: int) -> None:
-        """A seed flagged in the wrong pit that is now the sow after one at the place that was
-        due when it was flagged, that place's seed fallen in after the flag: the hand lost the
-        due place's seed (it fell off the board) and sowed on, and a spare has filled the gap.
-        The flag was a lost seed there. However the steps came to be taken (the spare judged
-        first, seen early, or the cups explained), they say so. (Looked at when steps were
-        taken this frame.)"""
-        if len(self.steps) == steps_before and self.explained_again == explained_before:
-            return
-        sows = [r for r in self.steps[-LOST_STEPS:] if r.step.kind is StepKind.SOW]
-        for flag in reversed(self.flags):
-            if flag.t < t - LOST_WINDOW_S:
-                return
-            if flag.kind != WRONG_PIT or len(flag.expected) != 1:
-                continue
-            due = flag.expected[0]
-            filled = self.motions.get(self.cell_of[due], [])
-            # (A stray taken back first, the flag put right, and then the due place filled,
-            # is the seed moved where it belonged, and the next one sown: no seed was lost.)
-            put_right = math.inf if flag.resolved_t is None else flag.resolved_t
-            if any(
-                a.step.at == due
-                and b.step.at == flag.at
-                and a.step.player == b.step.player
-                and flag.t < (a.t if a.fell is None else a.fell) <= put_right
-                and all(onset > flag.t for onset, _ in filled[-1:])
-                for a, b in itertools.pairwise(sows)
-            ):
-                flag.kind, flag.at = SEED_LOST, due
+            flag = self.stray_flags.get(cell)
+            self._unstray(cell, 1, t)
+            if flag is not None and flag.kind == WRONG_PIT:
+                flag.kind = SEED_LOST
+                flag.at = place
 
     def _stray_moved_first(self, pending: Pending) -> bool:
         """Did a cup with a stray start moving before this change began? Then the stray is
