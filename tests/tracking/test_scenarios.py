@@ -703,6 +703,25 @@ def test_a_hand_that_drops_its_seeds_in_the_wrong_pit_is_flagged_at_once(rate: i
     assert result["flags"][0]["t"] - 1.8 < 1.0
 
 
+@pytest.mark.parametrize("grams", [16.0, 16.5])
+def test_a_palm_weighing_what_the_hand_holds_is_no_handful_let_go(grams: float) -> None:
+    """Three marbles' weight (16.2 g) where nothing is due, while the hand holding three pauses
+    for 2.5 s: a palm (a second person's), not the hand letting its seeds go. At 80 SPS seeds
+    let go strike the cup (their reading overshoots), a palm settles on it."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 2]},
+        {"t": 1.5, "action": "rest", "at": [1, 1], "g": grams, "dur": 3.0, "ramp_s": 0.15},
+        {"t": 4.0, "action": "drop", "at": [0, 3]},
+        {"t": 4.4, "action": "drop", "at": [0, 4]},
+        {"t": 4.8, "action": "drop", "at": [0, 5]},
+    ]
+    simulation, referee = run_simulation(parse_scenario(_kalah(actions), "palm"))
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
+    _same_as_truth(result)
+
+
 def _kalah(actions: list[dict[str, Any]], rate: int = 80, random_seed: int = 4) -> dict[str, Any]:
     return {
         "variant": "kalah",
