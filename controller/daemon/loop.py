@@ -430,9 +430,9 @@ class BoardLoop:
         if now - session.over_since < ROUND_PAUSE_S:
             return
         following, options = next_round(match, self.game.variant, self.follower().position())
-        if following.over:
+        if following.result is not None:
             self.game.match = following
-            won = following.won
+            won = following.result
             self.notes.add(f"the match is over after {match.round} rounds, won {won[0]}-{won[1]}")
             return
         game = new_game(
