@@ -18,7 +18,7 @@ from typing import Any
 
 from controller.board import BoardFileError, parse_board
 from controller.rules import Game, OptionError, Rules, Step, StepFollower
-from controller.rules.record import start_position
+from controller.rules.record import start_json, start_position
 from controller.sensing.recording import (
     Recording,
     RecordingError,
@@ -35,7 +35,11 @@ def run_simulation(scenario: Scenario) -> tuple[Simulation, Referee]:
     source = simulation.source()
     world = simulation.world
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    start = simulation.scenario.start  # (a record's own start: a match round's layout)
+    follower = None if start is None else StepFollower.from_game(Game(world.rules, start=start))
+    referee = start_referee(
+        source, calibration, world.rules, world.mapping, world.nominal_rate_sps, follower
+    )
     run_frames(referee, _frames(source))
     return simulation, referee
 
@@ -63,9 +67,12 @@ def report(simulation: Simulation, referee: Referee) -> dict[str, Any]:
 
 def game_record(simulation: Simulation, referee: Referee) -> dict[str, Any]:
     """The game as the referee recognised it, a record of RULES.md section 5 (`sowboard
-    replay` reads it): with its steps when the opening was simultaneous, as the daemon's."""
+    replay` reads it): with the scenario's own `start` when it has one, and its steps when
+    the opening was simultaneous, as the daemon's (docs/records.md)."""
     scenario = simulation.scenario
     record: dict[str, Any] = {"variant": scenario.variant, "options": dict(scenario.options)}
+    if scenario.start is not None:
+        record["start"] = start_json(scenario.start)
     if simulation.world.rules.options.simultaneous_opening:
         record["steps"] = [s.step.to_json() for s in referee.steps]
     record["moves"] = [m.pit for m in referee.game.completed]

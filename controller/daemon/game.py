@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping
 from controller.rules import Rules, Step, StepFollower, StepKind
+from controller.rules.record import start_json
 
 from .hands import JournalPoint
 from .journal import (
@@ -36,7 +37,6 @@ from .match import (
     next_round,
     parse_match,
     round_follower,
-    start_json,
 )
 from .notices import Notices
 from .opponent import Opponent, alternating_options, parse_opponent
@@ -248,7 +248,10 @@ class GameOpener:
         self, journal: Journal, replayed: Replay
     ) -> tuple[JournaledGame, StepFollower] | None:
         """The last game was over: a match whose round ended just before the daemon stopped
-        (before the next round was laid out) goes on with its next round; else None."""
+        (before the next round was laid out) goes on with its next round; a match that ended
+        with it is resumed as it ended (its last round on the board, who won on the page,
+        until a new game); else None. (The match's end is not a line of its own: the round's
+        game line and steps give it, by the same handicap rule as in play.)"""
         try:
             finished = self._state(journal, replayed.rules, replayed.steps)
         except (ValueError, BoardFileError):
@@ -258,9 +261,15 @@ class GameOpener:
             self.notices.add("the last game was over: starting a new game")
             return None
         following, options = next_round(match, finished.variant, replayed.follower.position())
-        if following.over:
-            self.notices.add("the last match was over: starting a new game")
-            return None
+        if following.result is not None:
+            finished.match = following
+            finished.recorded = True  # (records.jsonl has it: _record_if_missing)
+            won = following.result
+            self.notices.add(
+                f"the match was over after {following.round} rounds, won {won[0]}-{won[1]}: "
+                "its last round is shown until a new game"
+            )
+            return finished, replayed.follower
         game = new_game(
             self.board, self.board_name, finished.variant, options, finished.opponent, following
         )

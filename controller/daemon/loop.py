@@ -334,7 +334,7 @@ class BoardLoop:
         self._closed = True
         self.link.close()
         self.computer.thinker.close()
-        if self.simboard is not None:
+        if self.simboard is not None and self._between_moves():
             self.simboard.save_layout(self.game, force=False)
         self.writer.flush()
         self.writer.close()
@@ -430,15 +430,32 @@ class BoardLoop:
         if now - session.over_since < ROUND_PAUSE_S:
             return
         following, options = next_round(match, self.game.variant, self.follower().position())
-        if following.over:
+        if following.result is not None:
             self.game.match = following
-            won = following.won
+            won = following.result
             self.notes.add(f"the match is over after {match.round} rounds, won {won[0]}-{won[1]}")
             return
         game = new_game(
             self.board, self.config.board, self.game.variant, options, self.game.opponent, following
         )
         self._start(game)
+
+    def _between_moves(self) -> bool:
+        """Whether the simulated seeds lie where the journal resumes: the virtual hands done,
+        every step the referee recognised journaled, no move in progress. In the middle of a
+        move the restart takes the move back, so the layout that goes with the journal is the
+        one saved when the last move was completed: a clean stop (SIGTERM) then leaves the
+        file as SIGKILL does, instead of the seeds as they lay mid-move, which the resumed
+        game would not match."""
+        assert self.simboard is not None
+        if self.simboard.hands.busy(self.feed.now()):
+            return False
+        referee = self.session.referee
+        if referee is not None and (
+            len(referee.steps) != len(self.session.steps) or not at_move_boundary(referee.game)
+        ):
+            return False
+        return at_move_boundary(self.game.follower())
 
     def _started(self) -> str:
         return str(self.game.header.get("started", ""))

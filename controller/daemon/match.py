@@ -12,11 +12,11 @@ layout, so a pulled plug resumes the round, and with it the match.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.rules import Game, OptionError, Position, Rules, StepFollower, handicap_round
-from controller.rules.record import RecordError, start_position
+from controller.rules.record import RecordError, start_json, start_position
 
 from .status import MatchStatus
 
@@ -27,13 +27,18 @@ ROUND_PAUSE_S = 4.0  # a finished round stays on the lights this long before the
 class Match:
     """Where a match stands: this `round` (from 1), the rounds each player `won` before it,
     the match's `options` (without a round's closed pits) and this round's `start` layout
-    (None: the variant's own start). `over`: the match ended with this round."""
+    (None: the variant's own start). `result`: the match ended with this round, and these
+    are the rounds each player won in it (this round's included)."""
 
     round: int
     won: tuple[int, int]
     options: Mapping[str, Any]
     start: Position | None = None
-    over: bool = False
+    result: tuple[int, int] | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -52,7 +57,8 @@ class Match:
         return {**self.options, "closed": [list(place) for place in sorted(closed)]}
 
     def get_status(self) -> MatchStatus:
-        return {"round": self.round, "won": list(self.won), "over": self.over}
+        won = self.won if self.result is None else self.result
+        return {"round": self.round, "won": list(won), "over": self.over}
 
 
 def match_record(match: Match, variant: str, follower: StepFollower) -> dict[str, Any]:
@@ -62,17 +68,9 @@ def match_record(match: Match, variant: str, follower: StepFollower) -> dict[str
     record: dict[str, Any] = {"round": match.round, "won_before": list(match.won)}
     if follower.over and not follower.pending_sweeps:
         following, _ = next_round(match, variant, follower.position())
-        record["won"] = list(following.won)
+        record["won"] = list(following.won if following.result is None else following.result)
         record["over"] = following.over
     return record
-
-
-def start_json(position: Position) -> dict[str, Any]:
-    return {
-        "pits": [list(position.pits[0]), list(position.pits[1])],
-        "stores": list(position.stores),
-        "to_move": position.to_move,
-    }
 
 
 def match_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,7 +114,7 @@ def round_follower(rules: Rules, start: Position | None) -> StepFollower:
 
 def next_round(match: Match, variant: str, final: Position) -> tuple[Match, dict[str, Any]]:
     """The match after a finished round: the next round and its options, or (the match over)
-    the same round marked over and no options."""
+    the same round with its `result` and no options."""
     winner = final.outcome.winner if final.outcome is not None else None
     won = list(match.won)
     if winner in (0, 1):
@@ -126,6 +124,6 @@ def next_round(match: Match, variant: str, final: Position) -> tuple[Match, dict
     stocks = (final.stores[0] + sum(final.pits[0]), final.stores[1] + sum(final.pits[1]))
     setup = handicap_round(rules.options, stocks)
     if setup is None:
-        return Match(match.round, (won[0], won[1]), match.options, match.start, over=True), {}
+        return replace(match, result=(won[0], won[1])), {}
     following = Match(match.round + 1, (won[0], won[1]), match.options, setup.position)
     return following, following.round_options(setup.options.closed)

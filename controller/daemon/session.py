@@ -14,13 +14,14 @@ like on the lights is lights.py's, what a command does to it is loop.py's.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from controller.board import Board
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.rules.options import option_applies
+from controller.rules.record import start_json
 from controller.sensing.frames import Frame, SourceStatus
 from controller.tracking.referee import RecognisedStep, Referee
 from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
@@ -40,7 +41,6 @@ from .flags import GameFlags
 from .game import JournaledGame, game_record, record_line
 from .journal import JournalWriter, at_move_boundary, step_entry
 from .link import CommandError
-from .match import start_json
 from .notices import Notices
 from .recorder import Recorder, SessionInfo
 from .ruleevents import Explainer
@@ -333,10 +333,11 @@ class GameSession:
             self.clock.start(now, None if follower.over else follower.to_move)
         elif not at_move_boundary(follower):
             self.clock.move_started(now)
-        if follower.over and not self.game.recorded and not follower.pending_sweeps:
-            self.game.recorded = True
-            self.over_since = now
-            self.archive_record(finished=True)
+        if follower.over and not follower.pending_sweeps and self.over_since is None:
+            self.over_since = now  # (a resumed game over, a match's end: recorded already)
+            if not self.game.recorded:
+                self.game.recorded = True
+                self.archive_record(finished=True)
         return completed
 
     def turn_timer(self, now: float) -> TurnTimer:
@@ -394,6 +395,8 @@ class GameSession:
         self.undone = (steps[:keep], steps[keep:])
         game.steps = game.steps[:keep]
         game.recorded = False
+        if game.match is not None and game.match.over:  # (the round goes on, and the match)
+            game.match = replace(game.match, result=None)
         follower = game.follower()
         moves = len(follower.completed)
         game.overruns = [o for o in game.overruns if o["ply"] <= moves]  # (of moves kept)

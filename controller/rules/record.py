@@ -96,6 +96,15 @@ def parse_record(text: str, *, variant: str | None = None) -> Record:
     return Record(name, options, tuple(moves), steps, start)
 
 
+def start_json(position: Position) -> dict[str, Any]:
+    """A start layout as a record writes it (`start`: pits, stores, to_move)."""
+    return {
+        "pits": [list(position.pits[0]), list(position.pits[1])],
+        "stores": list(position.stores),
+        "to_move": position.to_move,
+    }
+
+
 def start_position(start: Mapping[str, Any], rules: Rules) -> Position:
     """A record's `start` (a handicap round's layout) as a position of `rules`; RecordError
     names what does not fit."""

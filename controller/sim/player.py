@@ -573,8 +573,8 @@ def build_simulation(scenario: Scenario) -> Simulation:
     Illegal moves are ScenarioErrors naming `moves[i]`. Scripted actions' times count from the
     end of the last move (SIMULATION.md); a script's default hand is the player to move then.
     """
-    world = SimWorld(scenario)
-    player = VirtualPlayer(Game(world.rules), scenario.player, world.rng)
+    world = SimWorld(scenario, scenario.start)
+    player = VirtualPlayer(Game(world.rules, start=scenario.start), scenario.player, world.rng)
     moves = list(scenario.moves)
     first = 0
     try:

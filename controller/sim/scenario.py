@@ -31,7 +31,8 @@ from typing import Any
 
 from controller.board import Board, BoardFileError, BoardMapping, find_board
 from controller.physical import ACTION_FIELDS, ACTION_KINDS, BUTTONS, MAX_T, PROFILE_NAMES
-from controller.rules import STORE, OptionError, Place, Rules
+from controller.rules import STORE, OptionError, Place, Position, Rules
+from controller.rules.record import RecordError, start_json, start_position
 
 
 class ScenarioError(ValueError):
@@ -144,6 +145,8 @@ class Scenario:
     moves: tuple[int, ...] = ()
     actions: tuple[Action, ...] = ()
     source: str = "<scenario>"
+    # A start other than the variant's (a match round's layout, a record's `start`).
+    start: Position | None = None
 
     def rules(self) -> Rules:
         return Rules.for_variant(self.variant, dict(self.options))
@@ -155,7 +158,7 @@ class Scenario:
         return self.board_file().mapping(self.rules().n)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "variant": self.variant,
             "options": dict(self.options),
             "board": self.board,
@@ -164,12 +167,18 @@ class Scenario:
             "moves": list(self.moves),
             "actions": [a.to_json() for a in self.actions],
         }
+        if self.start is not None:
+            out["start"] = start_json(self.start)
+        return out
 
 
 # ---------------------------------------------------------------------------------------------
 # Parsing
 
-_TOP_KEYS = ("variant", "options", "board", "sensors", "player", "moves", "actions")
+_TOP_KEYS = ("variant", "options", "board", "sensors", "player", "moves", "actions", "start")
+# A game record is a scenario too (its moves played by the virtual player, from its `start`):
+# the fields the daemon's records carry for people (docs/records.md) are read and left alone.
+_RECORD_KEYS = ("match", "opponent", "overruns", "finished", "saved")
 
 # (check, allowed) for every number field; check returns True when the value is allowed.
 _Range = tuple[Callable[[float], bool], str]
@@ -309,7 +318,7 @@ def load_scenario(path: str | Path) -> Scenario:
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     """Validate a decoded scenario (SIMULATION.md) and fill in the defaults."""
     c = _Checker(source)
-    data = c.table(data, "", _TOP_KEYS)
+    data = c.table(data, "", _TOP_KEYS + _RECORD_KEYS)
     if "variant" not in data:
         raise c.fail("variant", "is missing (congkak, kalah or oware)")
     variant = data["variant"]
@@ -324,6 +333,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         where = "variant" if str(err).startswith("unknown variant") else "options"
         raise c.fail(where, str(err)) from None
     pits = rules.n
+    start = _parse_start(c, data.get("start"), rules)
 
     board = _parse_board(c, data.get("board"), rules)
     sensors = _parse_params(c, data.get("sensors", {}), "sensors", SensorParams, _SENSOR_RANGES)
@@ -344,7 +354,20 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         moves=moves,
         actions=actions,
         source=source,
+        start=start,
     )
+
+
+def _parse_start(c: _Checker, value: Any, rules: Rules) -> Position | None:
+    """The record's `start` (RULES.md 5: {pits, stores, to_move}); None: the variant's."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise c.fail("start", f"expected an object {{pits, stores, to_move}}, got {_show(value)}")
+    try:
+        return start_position(value, rules)
+    except RecordError as err:
+        raise c.fail("start", str(err).removeprefix("field 'start': ")) from None
 
 
 def default_board(rules: Rules) -> str:

@@ -13,15 +13,20 @@ from typing import Any
 
 import pytest
 
+from controller import cli
 from controller.bench.daemonproc import DaemonProcess
+from controller.board import find_board
 from controller.daemon.config import ConfigError
+from controller.daemon.game import game_record, new_game
+from controller.daemon.journal import encode_line
 from controller.daemon.link import CommandError
-from controller.daemon.match import first_round, match_record
+from controller.daemon.match import Match, first_round, match_options, match_record, next_round
 from controller.rules import Game, Position, Rules, StepFollower
 from controller.rules.record import parse_record, replay, start_position
 from controller.sensing.recording import load_recording
 from controller.simulate import recording_report, run_recording
 from tests.daemon.conftest import Board, make_config
+from tests.daemon.test_restart import Daemon
 
 BURN = {"handicap_partial": "burn"}
 
@@ -260,3 +265,108 @@ def test_a_match_against_the_computer_is_played_round_after_round(tmp_path: Path
         assert list(replay(parse_record(json.dumps(record))))[-1]["over"] is True
     assert "start" in rounds[1]  # (round 2 from the seeds won in round 1)
     assert rounds[0]["match"]["won"] == rounds[1]["match"]["won_before"]
+
+
+def a_second_round(rng: random.Random) -> tuple[dict[str, Any], Position]:
+    """A round 2 of a match played to its end, its record as the daemon writes it
+    (game.py's `game_record`, match.py's `match_record`), and its final position."""
+    match = first_round(BURN)
+    first = Game(Rules.for_variant("congkak", match.options))
+    while not first.over:
+        first.play(rng.choice(first.legal_moves()))
+    following, options = next_round(match, "congkak", first.position())
+    assert not following.over and following.start is not None
+    game = new_game(find_board("congkak7"), "congkak7", "congkak", options, match=following)
+    rules_game = Game(game.rules, start=following.start)
+    follower = game.follower()
+    while not rules_game.over:
+        for step in rules_game.steps(rng.choice(rules_game.legal_moves())):
+            assert follower.feed(step).accepted
+            game.steps.append((0.0, step))
+        rules_game.play(follower.completed[-1].pit)
+    return game_record(game, follower), follower.position()
+
+
+def test_a_match_rounds_record_is_read_by_replay_and_simulate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/records.md: a round's record, with its `match` and its own `start` (closed pits
+    in its options), is a record `sowboard replay` plays and a scenario `sowboard simulate`
+    plays, both from the round's start to the recorded end."""
+    record, final = a_second_round(random.Random(3))
+    assert record["match"]["round"] == 2 and "won" in record["match"]
+    assert record["options"].get("closed") and record["start"]["pits"] != [[7] * 7, [7] * 7]
+    path = tmp_path / "round2.json"
+    path.write_text(json.dumps({**record, "finished": True, "saved": "2026-11-25T10:00:00Z"}))
+    expected = {"pits": [list(row) for row in final.pits], "stores": list(final.stores)}
+
+    assert cli.main(["replay", str(path)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == len(record["moves"])
+    assert {"pits": lines[-1]["pits"], "stores": lines[-1]["stores"]} == expected
+    assert lines[-1]["over"] is True
+
+    assert cli.main(["simulate", "--compact", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["flags"] == []
+    assert report["belief"]["over"] is True
+    assert {k: report["truth"][k] for k in ("pits", "stores")} == expected
+    assert {k: report["belief"][k] for k in ("pits", "stores")} == expected
+    # Its own record is the round's again: same start, same moves (RULES.md 5's fields).
+    assert report["record"] == {k: record[k] for k in ("variant", "options", "start", "moves")}
+
+
+def test_a_match_that_ended_is_still_over_after_a_kill(tmp_path: Path) -> None:
+    """The journal holds the match's last round, and with it the match's end (the handicap
+    rule on its final position): a daemon killed after that round restarts with the match
+    over and who won on the page, the round's record kept once, until a new game."""
+    data = tmp_path / "data"
+    data.mkdir()
+    # Round 2 of a match that player 0 won round 1 of, one move from its end: player 1 keeps
+    # 5 seeds, too few for one pit of 7 (burned), so the match ends with this round.
+    options = match_options(BURN)
+    start = Position(((0, 0, 0, 0, 0, 0, 1), (0,) * 7), (92, 5), 0)
+    round_2 = Match(2, (1, 0), options, start)
+    game = new_game(find_board("congkak7"), "congkak7", "congkak", dict(options), match=round_2)
+    (data / "game.jsonl").write_text("".join(encode_line(e) for e in game.entries()))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[game]\nmatch = true\noptions = { handicap_partial = "burn" }\n'
+        "[hardware.sim]\nspeed = 8\n"
+        f'[web]\nport = 0\n[data]\ndir = "{data}"\n[recorder]\non_flag = false\n'
+    )
+    over = {"round": 2, "won": [2, 0], "over": True}
+    daemon = Daemon(config)
+    try:
+        daemon.wait(lambda s: s["daemon"]["state"] == "playing" and not s["daemon"]["sim_busy"])
+        daemon.post("/api/sim/move", {"pit": 6})  # the last move: one seed into the store
+        before = daemon.wait(lambda s: s["game"]["match"] == over)["game"]
+        assert before["position"]["over"] is True
+        # (the live record of the last round: the rounds won before it, then its result)
+        assert before["record"]["match"] == {
+            "round": 2, "won_before": [1, 0], "won": [2, 0], "over": True
+        }  # fmt: skip
+        daemon.wait(lambda s: (data / "records.jsonl").exists())
+        daemon.kill()  # the plug pulled after the match's last round
+    finally:
+        daemon.kill()
+    kept = records(data)
+    assert [r["match"] for r in kept] == [
+        {"round": 2, "won_before": [1, 0], "won": [2, 0], "over": True}
+    ]
+    again = Daemon(config)
+    try:
+        state = again.wait(lambda s: s["daemon"]["state"] == "playing")
+        resumed = state["game"]
+        assert resumed["match"] == over
+        assert resumed["position"] == before["position"]
+        assert resumed["record"]["match"] == kept[0]["match"]
+        assert any(
+            "the match was over after 2 rounds, won 2-0" in n for n in state["daemon"]["notices"]
+        )
+        assert records(data) == kept  # (not recorded twice)
+        # A new game is a new match, from round 1.
+        again.post("/api/new_game", {})
+        again.wait(lambda s: s["game"]["match"] == {"round": 1, "won": [0, 0], "over": False})
+    finally:
+        again.stop()

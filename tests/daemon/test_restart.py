@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from controller.bench.daemonproc import DaemonProcess
+from tests.daemon.conftest import Board, make_config
 
 
 class Daemon(DaemonProcess):
@@ -96,3 +97,46 @@ def test_a_pulled_plug_mid_move_resumes_the_game_as_it_was(config: Path) -> None
     finally:
         if second.proc.poll() is None:
             second.proc.kill()
+
+
+def test_a_clean_stop_mid_move_leaves_the_simulated_board_as_the_journal(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM's clean stop in the middle of a move, at a moment the virtual hand holds no
+    seed (a lap has ended, its relay not yet picked up): the journal takes the move back at
+    the restart, so the simulated seeds must lie as after the last whole move, as after
+    SIGKILL. Else the board does not match the game and demo mode stands still for 20 s."""
+    config = make_config(tmp_path / "data")
+    board = Board(config)
+    try:
+        board.ready()
+        board.play(3)
+        before = board.status()["game"]
+        pits = before["position"]["pits"][before["position"]["to_move"]]
+        board.loop.execute("sim_move", {"pit": max(range(len(pits)), key=lambda i: pits[i])})
+        simboard = board.loop.simboard
+        assert simboard is not None
+        world = simboard.feed.world
+
+        def hand_empty_mid_move() -> bool:
+            referee = board.loop.referee
+            return (
+                referee is not None
+                and referee.phase() not in ("start", "over")
+                and not any(world.truth()["hand"])
+            )
+
+        board.run_until(hand_empty_mid_move, 60)
+        assert world.truth()["pits"] != before["position"]["pits"]
+    finally:
+        board.stop()  # what SIGTERM does (run.py): the loop stops and shuts down cleanly
+    again = Board(config)
+    try:
+        again.run_until(lambda: again.loop.referee is not None, 5.0)  # (not 20 s)
+        status = again.status()
+        assert status["game"]["position"] == before["position"]
+        assert status["game"]["history"] == before["history"]
+        assert not [f for f in status["flags"] if f["kind"] == "board_mismatch"]
+        assert any("taken back" in n for n in again.loop.notices)
+    finally:
+        again.stop()

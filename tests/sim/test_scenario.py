@@ -152,6 +152,10 @@ BAD: list[tuple[dict[str, Any], str, str]] = [
     ({"moves": [3, 7]}, "moves[1]", "0 to 6"),
     ({"moves": [True]}, "moves[0]", "integer"),
     ({"moves": 3}, "moves", "list of pit numbers"),
+    ({"start": [7]}, "start", "{pits, stores, to_move}"),
+    ({"start": {"pits": [[7] * 7] * 2, "stores": [0, 0], "to_move": 2}}, "start", "0, 1 or null"),
+    ({"start": {"pits": [[7] * 6] * 2, "stores": [0, 0], "to_move": 0}}, "start", "7 pits"),
+    ({"steps": []}, "top level", "allowed: variant"),  # (a record's steps: not a scenario's)
     ({"actions": {}}, "actions", "list of actions"),
     ({"actions": [{"t": 1, "action": "grab", "at": [0, 1]}, 5]}, "actions[1]", "an object"),
     ({"actions": [{"t": 1, "action": "throw"}]}, "actions[0].action", "grab, take, drop"),
@@ -210,6 +214,26 @@ def test_every_error_names_the_file_the_field_and_what_is_allowed(
     assert message.startswith("games/bad.json: "), message
     assert f": {field}:" in message or f": {field} " in message, message
     assert allowed in message, message
+
+
+def test_a_record_with_its_own_start_is_a_scenario() -> None:
+    """docs/records.md: a match round's record (its `start`, its `match` and the fields of
+    records.jsonl) is played by the virtual player from the round's own layout."""
+    start = {"pits": [[0, 0, 0, 0, 0, 0, 1], [0] * 7], "stores": [5, 92], "to_move": 0}
+    record = {
+        "variant": "congkak",
+        "options": {"handicap_rounds": True},
+        "match": {"round": 2, "won_before": [1, 0], "won": [1, 1], "over": True},
+        "start": start,
+        "moves": [6],
+        "finished": True,
+        "saved": "2026-11-25T10:00:00Z",
+    }
+    scenario = parse_scenario(record, "round2.json")
+    assert scenario.to_json()["start"] == start
+    assert parse_scenario(scenario.to_json(), "again.json").start == scenario.start
+    world = build_simulation(scenario).world
+    assert world.truth()["stores"] == [5, 92]  # (before the move: laid out as `start`)
 
 
 def test_load_scenario_reads_a_file_and_reports_json_errors_with_the_line(
