@@ -29,11 +29,18 @@ readings, as at 80 SPS.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
 SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample after it
 RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
+# At 10 SPS a reading is the mean of the last 4 instants: the first sample after a landing
+# shows 0-25 % of the seed, the second 25-50 %. An onset at 0.3 seed came on the third sample
+# for a light natural seed (200-300 ms late), and the lights waited for it; at 0.15 seed the
+# second sample starts it for nearly every seed. (Noise is 0.005-0.05 g, a seed 5 g: 0.15
+# seed is still 15 noise sigmas, and drift is followed below `track_g`, a third of it.)
+SLOW_ONSET_SEEDS = 0.15
 # Readings after an early settle within which three must agree to re-take the level.
 REFINE_MAX = 2 * SETTLE_STEPS
 
@@ -75,9 +82,9 @@ class CellDetector:
     """One cell's grams in, `Onset` and `Settled` events out.
 
     Thresholds scale with the seed mass and the cell's noise: an onset needs a move of
-    `onset_seeds` seeds (or 6 sigma of noise, whichever is larger); settling needs the last
-    `settle_samples` readings to agree within `settle_seeds` seeds (or 5 sigma), or at 10 SPS
-    the shortcuts of the module docstring.
+    `onset_seeds` seeds (0.3, at 10 SPS `SLOW_ONSET_SEEDS`; or 6 sigma of noise, whichever is
+    larger); settling needs the last `settle_samples` readings to agree within `settle_seeds`
+    seeds (or 5 sigma), or at 10 SPS the shortcuts of the module docstring.
     """
 
     def __init__(
@@ -87,7 +94,7 @@ class CellDetector:
         rate_sps: float = 80.0,
         seed_g: float = 5.4,
         noise_g: float = 0.02,
-        onset_seeds: float = 0.3,
+        onset_seeds: float | None = None,
         settle_seeds: float | None = None,
         glitch_g: float = 400.0,
         track_rate: float = 0.02,
@@ -96,6 +103,8 @@ class CellDetector:
         self.rate_sps = rate_sps
         self.seed_g = seed_g
         self.noise_g = noise_g
+        if onset_seeds is None:
+            onset_seeds = SLOW_ONSET_SEEDS if slow_rate(rate_sps) else 0.3
         self.onset_g = max(onset_seeds * seed_g, 6 * noise_g)
         # At 80 SPS a landing still rings a little when the level has settled; at 10 SPS the
         # converter has averaged the ring away but the 4-sample ramp must be waited out.
@@ -137,6 +146,10 @@ class CellDetector:
         self.loads4_g = max(0.6 * seed_g, 36 * noise_g)
         self.rest: float | None = None
         self.last: float | None = None
+        # The lowest reading since `mark` while the cell moved (readings at rest stay within
+        # `track_g` of the rest level, and are not looked at): how far a cup has risen since a
+        # moment, a fingertip's brush or a palm lifted off before it.
+        self.low_g = math.inf
         self.active = False
         self.onset_t = 0.0
         self.peak = 0.0
@@ -254,6 +267,8 @@ class CellDetector:
                 self.tracked_g += step
             return None
         self.since_onset += 1
+        if grams < self.low_g:
+            self.low_g = grams
         if abs(grams - rest) > abs(self.peak):
             self.peak = grams - rest
         loads = self.loads
@@ -365,6 +380,15 @@ class CellDetector:
             return None
         return Settled(self.cell, t, self.onset_t, self.rest, step, step)
 
+    def mark(self) -> None:
+        """Start looking for the lowest reading again from now (see `low_g`)."""
+        self.low_g = self.level
+
+    @property
+    def risen_g(self) -> float:
+        """How far the latest reading is above the lowest since `mark` (0 before a mark)."""
+        return self.level - self.low_g if self.low_g != math.inf else 0.0
+
     def start_at(self, grams: float) -> None:
         """Start from a level read at rest (a median), so that a wild first sample is a glitch
         like any other instead of the level everything after is measured from."""
@@ -473,6 +497,11 @@ class BoardDetector:
         offset, scale = self.calibration[cell]
         self.calibration[cell] = (offset + detector.rest * scale, scale)
         detector.set_rest(0.0)
+
+    def mark(self) -> None:
+        """Mark every cell (see `CellDetector.low_g`)."""
+        for cell in self.cells:
+            cell.mark()
 
     def levels(self) -> list[float]:
         return [

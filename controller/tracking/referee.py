@@ -96,6 +96,13 @@ LANDING_CARRIED_S = 1.5  # a landing taken on to the store: its cup moved this r
 # Two hands: a seed that would be a stray waits this long at most while a cup where a step
 # is due is still moving (see `_explain_late`).
 OTHER_CUP_WAIT_S = 1.5
+# A seed landing in the expected place is taken on its first samples once the cup has risen
+# this much (mean seeds): at 80 SPS the first sample rings at several times the seed; at 10 SPS
+# the second shows a quarter to a half of it (the mean of 4 instants), the third half to three
+# quarters, 100 ms later. Waiting for half a seed there kept the lights 300 ms behind a light
+# natural seed; a brush or a palm taken for a seed is taken back when the cup settles.
+EARLY_SOW_SEEDS = 0.5
+SLOW_EARLY_SOW_SEEDS = 0.2
 TEMPO_SEEDS = 6  # a hand's tempo is taken from its last this many seeds (see `_choose`)
 TEMPO_GAP_S = 1.5  # a hand whose last seed is older than this has no tempo to go by
 FELL_WITHIN_S = 0.6  # a cup's onset this recent is when the seed judged there fell
@@ -377,6 +384,8 @@ class Referee:
         self.explained_again = 0  # how often the cups told other steps than the referee's
         self.explain_s_max = 0.0  # the longest search (CPU seconds)
         self.explained_t = -1.0  # when the cups, all read, last told what happened (orders.py)
+        slow = self.detector.slow
+        self.early_sow_g = (SLOW_EARLY_SOW_SEEDS if slow else EARLY_SOW_SEEDS) * self.seed_g
         self._publish(0.0)
 
     # -- entry point ----------------------------------------------------------------------------
@@ -395,6 +404,7 @@ class Referee:
         self._answers = {}
         self.judged = (-1, 0.0)
         t = self.now = frame.t
+        steps_before = len(self.steps)
         blocked = self._blocked()
         flags_before = len(self.flags)
         self._sensor_faults(frame)
@@ -431,7 +441,7 @@ class Referee:
             self._check_at_rest(t)
         elif self._move_just_ended():
             self._anchor_if_certain(t)
-        self._publish(t)
+        self._publish(t, steps_before)
 
     def _take_settled_changes(self, events: list[Event], t: float) -> list[int]:
         """Add this frame's settled changes to what waits to be judged at each cell (a
@@ -557,9 +567,9 @@ class Referee:
             before = self.game.copy()
             if due.kind is StepKind.SOW:
                 if (
-                    detector.rise > 0.5 * self.seed_g
-                    and detector.peak <= self._arm_g()  # (see `_arms_undone`)
-                    and detector.onset_t >= self._last_fell(due.player)
+                    detector.rise > self.early_sow_g
+                    and self._after_last_seed(cell, due.player)
+                    and self._not_an_arm(cell, due.player)
                     and not self._lift_due(due.at)
                     and not self._start_grab_pressing(due.at, detector.peak)
                 ):
@@ -594,6 +604,23 @@ class Referee:
             and cell not in self.tentative
             and not self._due_at(due.at, *TAKES)
         )
+
+    def _after_last_seed(self, cell: int, player: int) -> bool:
+        """Did the cup begin to move after `player`'s last seed fell, or has it risen by a
+        landing's first samples from its lowest reading since the last seed was taken?
+        (Fingers brushing the next cup, or a palm lifting off it, before the last seed fell
+        start its movement early; the seed is the rise after.)"""
+        if self.detector.cells[cell].onset_t >= self._last_fell(player):
+            return True
+        return self.detector.cells[cell].risen_g > self.early_sow_g
+
+    def _not_an_arm(self, cell: int, player: int) -> bool:
+        """Has the cup read no more than a seed's ring and a grab's press above its level
+        (`_arm_g`, see `_arms_undone`) since it began to move, or, if it began before the
+        hand's last seed fell (a palm lifted off since), does it read no more now?"""
+        detector = self.detector.cells[cell]
+        moved_before = detector.onset_t < self._last_fell(player)
+        return (detector.rise if moved_before else detector.peak) <= self._arm_g()
 
     def _last_fell(self, player: int) -> float:
         """When `player`'s last seed taken fell, less one reading: a hand drops its seeds one
@@ -1154,17 +1181,14 @@ class Referee:
         )
 
     def _expected_place_moving(self, other_than: int) -> bool:
-        """Is a cup (other than this one) where a step is expected still moving, or its
-        change still waiting?
+        """Is a cup (other than this one) where a step is expected, or one whose step was
+        taken on its rise (not read yet), still moving, or its change still waiting?
 
         Cells settle out of order: at 10 SPS a seed settles on its ramp while the cup before
-        it, a relay landing and pickup, is still being read."""
-        for step in self.game.expected():
-            if step.at is not None:
-                cell = self.cell_of[step.at]
-                if cell != other_than and (self._moving(cell)):
-                    return True
-        return False
+        it, a relay landing and pickup, is still being read, and the hand's next seeds are
+        taken on their rise while a cup it sowed is still settling a part of a seed higher."""
+        cells = [self.cell_of[s.at] for s in self.game.expected() if s.at is not None]
+        return any(c != other_than and self._moving(c) for c in (*cells, *self.tentative))
 
     def _left_seeds(self, pending: Pending) -> bool:
         """Does the cup read a whole number of seeds (one or more) now?"""
@@ -2021,7 +2045,7 @@ class Referee:
                 cell in self.tentative  # (not forgotten with another)
                 and guess.step.kind is StepKind.SOW
                 and detector.active
-                and detector.peak > self._arm_g()
+                and detector.rise > self._arm_g()  # (now: a palm lifted before may have)
             ):
                 del self.tentative[cell]
                 self._retract(cell, guess)
@@ -2399,6 +2423,11 @@ class Referee:
         kept = 0
         while kept < min(len(since), len(found.steps)) and since[kept].step == found.steps[kept]:
             kept += 1
+        # Landings guessed on the rise of cups not read yet stand only where the explanation
+        # is the referee's own steps: their seeds are then in the cups as it says.
+        guesses = {cell: self.tentative[cell] for cell in unread if cell in self.tentative}
+        if guesses and not kept == len(since) == len(found.steps):
+            return False
         # Other steps than the referee's: its judgements were wrong, and its flags are
         # withdrawn. The same steps: its flags were right, and have been put right.
         changed = kept < len(since) or kept < len(found.steps)
@@ -2409,6 +2438,7 @@ class Referee:
         self.game = found.game.copy()
         self._forget_judgements(t, flags_before, WITHDRAWN if changed else "")
         self.pending.update(carried)
+        self.tentative.update(guesses)
         if not unread:
             self.explained_t = t
             self._anchor_here(t)
@@ -2459,12 +2489,14 @@ class Referee:
 
     def _may_leave_out(self, unread: set[int]) -> bool:
         """May these cups be left unread in an explanation? Not while a pit is being lifted,
-        nor where the referee follows a step or a stray there: that would be judged twice.
+        nor where the referee follows a step or a stray there: that would be judged twice
+        (but for a landing guessed on the rise, kept if the explanation keeps its step).
         (A change waiting there, or seeds carried to it, are carried over: `_carried_over`.)"""
         if self.lifting or self.early_lifts:
             return False
+        guessed_sows = {c for c, guess in self.tentative.items() if guess.step.kind is StepKind.SOW}
         waiting = (
-            self.tentative,
+            self.tentative.keys() - guessed_sows,
             self.partial,
             self.strays,
             self.left_behind,
@@ -2511,7 +2543,9 @@ class Referee:
         """Where the next step may happen (empty while a flag waits to be put right)."""
         return list(self._last_expected)
 
-    def _publish(self, t: float) -> None:
+    def _publish(self, t: float, steps_before: int | None = None) -> None:
+        if steps_before is not None and len(self.steps) != steps_before:
+            self.detector.mark()  # (a step taken: `_after_last_seed` looks from here)
         expected = self._expected_places()
         if expected != self._last_expected:
             self._last_expected = expected

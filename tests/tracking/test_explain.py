@@ -226,8 +226,13 @@ def test_what_people_did_is_followed_without_a_flag(name: str) -> None:
 # The palm on the store (9) no longer needs the cups' explanation: at 10 SPS its slow settle
 # (0.3 s, where a step's ramp is over in 4 samples) was weighed at its early level only, 0.2 of
 # a seed light, and so passed for one seed; the detector now weighs the rest of it (`_refine`).
+# Nor does the brush before a capture (57): the seed that fell in while the brushed cup still
+# moved is now taken on its rise from the brush's trough (`Referee._after_last_seed`), in turn.
 NEED_EXPLAINING = tuple(
-    name for name in HUMAN_CASES if name != "humans_kalah_10sps_rest_on_store_and_lean"
+    name
+    for name in HUMAN_CASES
+    if name
+    not in ("humans_kalah_10sps_rest_on_store_and_lean", "humans_kalah_10sps_brush_before_capture")
 )
 
 
