@@ -246,6 +246,36 @@ def test_a_layout_that_cannot_be_saved_is_named_and_a_damaged_one_is_kept_aside(
         again.stop()
 
 
+def test_a_recording_that_cannot_be_written_is_shown_and_written_when_it_can(
+    board: Board,
+) -> None:
+    """A flight recording the card refused (saved a few seconds after a flag, when nobody
+    asks for it) reached only `daemon.recorder.error` and the log: no flag, no light, and the
+    frames were gone. It is a write_failed flag naming the file, kept and written again with
+    the other failed writes, and the flag goes once it is written."""
+    board.ready()
+    recordings = board.loop.recorder.directory
+    recordings.parent.mkdir(parents=True, exist_ok=True)
+    recordings.write_text("a file in the folder's way")
+    name = board.loop.execute("save_recording", {})["file"]
+    board.loop.recorder.flush()
+    board.run(0.1)
+    status = board.status()
+    (flag,) = write_faults(status)
+    assert flag["detail"].startswith(f"{recordings / name}: write failed")
+    assert status["daemon"]["faults"][0]["part"] == "recordings"
+    for player in (0, 1):
+        assert status["leds"]["places"][f"{player},store"]["effect"] == "fast_blink"
+
+    recordings.unlink()  # the way is clear: the next retry writes the recording
+    board.run(WRITE_RETRY_S + 0.5)
+    board.loop.recorder.flush()
+    board.run(0.1)
+    assert write_faults(board.status()) == []
+    assert (recordings / name).is_file()
+    assert board.status()["daemon"]["recorder"]["error"] is None
+
+
 @pytest.mark.parametrize(
     "name", ["game.jsonl", "sim_board.json", "calibration.json", "records.jsonl"]
 )
