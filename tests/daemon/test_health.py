@@ -313,3 +313,35 @@ def test_a_directory_where_a_data_file_belongs_is_moved_aside_and_the_file_writt
         assert journal is not None and len(journal.steps) == len(board.loop.game.steps)
     finally:
         board.stop()
+
+
+@pytest.mark.parametrize(
+    "name", ["game.jsonl", "sim_board.json", "calibration.json", "records.jsonl"]
+)
+def test_a_data_file_nested_too_deep_for_the_parser_is_kept_aside_and_play_goes_on(
+    tmp_path: Path, name: str
+) -> None:
+    """Brackets nested deeper than the JSON parser recurses raise RecursionError, not the
+    ValueError the readers of game.jsonl, records.jsonl and calibration.json caught: the
+    daemon died at every start on such a file (systemd starting it again and again) and the
+    page never came up. It is damage like any other: kept aside, said so, and play goes on."""
+    data = tmp_path / "data"
+    first = Board(make_config(data))
+    try:
+        first.ready()
+        first.play(3)
+    finally:
+        first.stop()
+    (data / name).write_text("[" * 100_000 + "\n")
+    board = Board(make_config(data))
+    try:
+        board.ready()
+        position = board.status()["game"]["position"]
+        row = position["pits"][position["to_move"]]
+        board.play(next(pit for pit, seeds in enumerate(row) if seeds))
+        board.loop.writer.flush()
+        (kept,) = data.glob(f"{name}.damaged-*")
+        assert kept.read_text().startswith("[[[")
+        assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
+    finally:
+        board.stop()
