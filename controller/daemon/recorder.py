@@ -335,6 +335,7 @@ class Recorder:
         card refuses is reported and kept for `retry`."""
         path = self.directory / name
         try:
+            self._clear_the_way()
             write_bytes_atomic(path, data)
             self._prune()
         except Exception as err:  # a full SD card must not stop a game
@@ -348,6 +349,16 @@ class Recorder:
         self.last = name
         self.error = None
         self.writes.succeeded(self.directory)
+
+    def _clear_the_way(self) -> None:
+        """A file where the recordings folder belongs (a card's repair, a slip of the hand)
+        refused every recording for ever: it is moved aside (`recordings.damaged-STAMP`)."""
+        folder = self.directory
+        if folder.is_dir() or not (folder.exists() or folder.is_symlink()):
+            return
+        kept = folder.with_name(f"{folder.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        folder.rename(kept)
+        self.out(f"{folder} was not a folder: kept as {kept}, recordings go to a new folder")
 
     def retry(self) -> None:
         """Write again the recording the card refused last (the loop calls this while any

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from controller.daemon import recorder
 from controller.daemon.config import Config
 from controller.daemon.health import LINK_FAULT, WRITE_FAILED
 from controller.daemon.journal import read_journal
@@ -247,7 +248,7 @@ def test_a_layout_that_cannot_be_saved_is_named_and_a_damaged_one_is_kept_aside(
 
 
 def test_a_recording_that_cannot_be_written_is_shown_and_written_when_it_can(
-    board: Board,
+    board: Board, monkeypatch: Any
 ) -> None:
     """A flight recording the card refused (saved a few seconds after a flag, when nobody
     asks for it) reached only `daemon.recorder.error` and the log: no flag, no light, and the
@@ -255,8 +256,15 @@ def test_a_recording_that_cannot_be_written_is_shown_and_written_when_it_can(
     the other failed writes, and the flag goes once it is written."""
     board.ready()
     recordings = board.loop.recorder.directory
-    recordings.parent.mkdir(parents=True, exist_ok=True)
-    recordings.write_text("a file in the folder's way")
+    write = recorder.write_bytes_atomic
+    full = [True]
+
+    def card(path: Path, data: bytes) -> None:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(path, data)
+
+    monkeypatch.setattr(recorder, "write_bytes_atomic", card)
     name = board.loop.execute("save_recording", {})["file"]
     board.loop.recorder.flush()
     board.run(0.1)
@@ -267,7 +275,7 @@ def test_a_recording_that_cannot_be_written_is_shown_and_written_when_it_can(
     for player in (0, 1):
         assert status["leds"]["places"][f"{player},store"]["effect"] == "fast_blink"
 
-    recordings.unlink()  # the way is clear: the next retry writes the recording
+    full[0] = False  # space was freed: the next retry writes the recording
     board.run(WRITE_RETRY_S + 0.5)
     board.loop.recorder.flush()
     board.run(0.1)
