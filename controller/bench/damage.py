@@ -4,7 +4,7 @@ way a card damages it, and the daemon started on it.
 A data directory is played into being first (demo mode at speed 50 until a game is recorded
 and the next has moves: `game.jsonl`, `records.jsonl`, `sim_board.json`; the calibration cases
 add a `calibration.json`). Then, for each file and each damage (cut in half, random bytes, empty, valid JSON of
-the wrong type, a directory in its place), a copy of it is damaged and `sowboard run` started on it as a child process.
+the wrong type, a directory in its place, brackets nested past the parser's recursion), a copy of it is damaged and `sowboard run` started on it as a child process.
 Recorded: whether it starts; the notices and faults on the page (or its last words when it
 does not start); whether the damaged file is kept aside (`NAME.damaged-STAMP`) or left
 untouched; whether it plays on (a new step within PLAY_S); the whole moves of the journal's
@@ -27,7 +27,7 @@ from .daemonproc import DaemonProcess, demo_config
 from .kills import durable_moves, wait_playing
 
 FILES = ("game.jsonl", "records.jsonl", "sim_board.json", "calibration.json")
-DAMAGES = ("truncated", "garbage", "empty", "wrong type", "a directory")
+DAMAGES = ("truncated", "garbage", "empty", "wrong type", "a directory", "nested too deep")
 PLAY_S = 25.0
 
 
@@ -43,6 +43,8 @@ def damage(path: Path, how: str, rng: random.Random) -> None:
         path.unlink()
         path.mkdir()
         (path / "found").write_bytes(data)
+    elif how == "nested too deep":  # past the JSON parser's recursion (RecursionError)
+        path.write_bytes(b"[" * 100_000 + b"\n")
     else:
         path.write_bytes(b"[1, 2, 3]\n")
 

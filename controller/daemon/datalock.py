@@ -9,7 +9,8 @@ at once and says who holds the directory.
 `fcntl.flock` on a file that stays in place: the kernel drops the lock when its holder dies
 (a pulled plug or a SIGKILL leaves no stale lock to clean up by hand), and a lock taken twice
 in one process through two opens conflicts as between processes, so tests see the same thing.
-The file holds the holder's pid and command for the message; it is never deleted (deleting a
+The file holds the holder's pid and command for the message (when the card takes them: a full
+card must not stop the daemon that would say so on its page); it is never deleted (deleting a
 flock'ed file lets a second process lock a new file of the same name).
 """
 
@@ -49,10 +50,13 @@ class DataDirLock:
                 f"{self.path.parent} is in use by {who}: only one sowboard command may write "
                 "there at a time (stop the daemon first: sudo systemctl stop sowboard)"
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{self.holder} (pid {os.getpid()})\n")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{self.holder} (pid {os.getpid()})\n")
+            handle.flush()
+        except OSError:
+            pass  # a full card: the lock holds all the same, only its message names nobody
         self._file = handle
         return self
 

@@ -130,6 +130,8 @@ def _read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise DataFileError(f"{path}: invalid JSON at line {err.lineno}: {err.msg}") from None
+    except RecursionError:  # (brackets nested past the parser's recursion: damage too)
+        raise DataFileError(f"{path}: invalid JSON: nested too deep") from None
 
 
 # -- calibration --------------------------------------------------------------------------------
@@ -272,7 +274,7 @@ def damaged_record_lines(text: str) -> list[str]:
     for number, line in enumerate(lines[:-1], 1):
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             problems.append(f"line {number}: not JSON")
             continue
         if not isinstance(record, dict) or not isinstance(record.get("moves"), list):
@@ -286,7 +288,7 @@ def good_record_lines(text: str) -> str:
     for line in text.split("\n")[:-1]:
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and isinstance(record.get("moves"), list):
             kept.append(line + "\n")

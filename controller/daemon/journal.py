@@ -63,6 +63,8 @@ def decode_line(text: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"not JSON ({err.msg} at column {err.colno})") from None
+    except RecursionError:  # (brackets nested past the parser's recursion: damage too)
+        raise ValueError("not JSON (nested too deep)") from None
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     crc = data.pop("crc", None)

@@ -175,6 +175,7 @@ class BoardLoop:
             live=lambda since: self.session.live_results(since),
             software=software_version(),
             out=self.out,
+            writes=self.writes,
         )
         self._parts(game)
         self.session.enter_setup(target)
@@ -487,6 +488,7 @@ class BoardLoop:
         if failures and now >= self._retry_writes_at:
             self._retry_writes_at = now + WRITE_RETRY_S
             self.writer.retry()
+            self.recorder.retry()
 
     def _abandoned(self, now: float) -> None:
         """A game left half-played for `[game] abandon_minutes` is ended: a new game of the

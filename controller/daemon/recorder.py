@@ -19,11 +19,15 @@ undo or a calibration starts the follower over, and a recording never spans two.
 
 Saving copies the frames out of the ring (a memcpy of the arrays) on the loop thread and
 compresses and writes them on a thread of its own, so neither the loop nor the journal waits.
+A recording the card refuses is reported to the daemon's `WriteHealth` like any data file (a
+`write_failed` flag on the page and the lights) and kept, compressed, until `retry` writes it
+(the newest one only, so that a card full for hours does not fill the memory too).
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from array import array
 from collections.abc import Callable, Iterator
@@ -39,6 +43,7 @@ from controller.sensing.recording import SUFFIX, encode_recording
 
 from .config import RecorderSettings
 from .files import write_bytes_atomic
+from .health import WriteHealth
 from .status import RecorderStatus
 
 MISSING = -(1 << 31)  # a cell that gave nothing (readings are 24-bit, so it cannot clash)
@@ -171,6 +176,7 @@ class Recorder:
         live: LiveResults,
         software: str,
         out: Callable[[str], None] = print,
+        writes: WriteHealth | None = None,
     ) -> None:
         self.settings = settings
         self.directory = directory
@@ -190,6 +196,9 @@ class Recorder:
         self.last: str | None = None
         self.error: str | None = None
         self._stamp = ("", 0)  # the last file name's time stamp, and how many had it
+        self.writes = writes or WriteHealth()
+        self._unsaved: tuple[str, bytes] | None = None  # the newest the card refused
+        self._unsaved_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sowboard-recorder")
 
     # -- fed by the loop --------------------------------------------------------------------------
@@ -312,18 +321,52 @@ class Recorder:
     def _write(
         self, name: str, header: dict[str, Any], block: FrameBlock, live: dict[str, Any]
     ) -> None:
-        """The writer thread: compress, write atomically, delete the oldest beyond `keep`."""
+        """The writer thread: compress, then `_store`."""
         try:
             data = encode_recording(header, block, live, pause=lambda: time.sleep(0))
-            write_bytes_atomic(self.directory / name, data)
+        except Exception as err:
+            self.error = f"{name}: {err}"
+            self.out(f"recording not saved: {self.error}")
+            return
+        self._store(name, data)
+
+    def _store(self, name: str, data: bytes) -> None:
+        """The writer thread: write atomically, delete the oldest beyond `keep`; a write the
+        card refuses is reported and kept for `retry`."""
+        path = self.directory / name
+        try:
+            self._clear_the_way()
+            write_bytes_atomic(path, data)
             self._prune()
         except Exception as err:  # a full SD card must not stop a game
             self.error = f"{name}: {err}"
             self.out(f"recording not saved: {self.error}")
+            self.writes.failed(self.directory, f"{path}: write failed: {err}")
+            with self._unsaved_lock:
+                self._unsaved = (name, data)
             return
         self.saved += 1
         self.last = name
         self.error = None
+        self.writes.succeeded(self.directory)
+
+    def _clear_the_way(self) -> None:
+        """A file where the recordings folder belongs (a card's repair, a slip of the hand)
+        refused every recording for ever: it is moved aside (`recordings.damaged-STAMP`)."""
+        folder = self.directory
+        if folder.is_dir() or not (folder.exists() or folder.is_symlink()):
+            return
+        kept = folder.with_name(f"{folder.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        folder.rename(kept)
+        self.out(f"{folder} was not a folder: kept as {kept}, recordings go to a new folder")
+
+    def retry(self) -> None:
+        """Write again the recording the card refused last (the loop calls this while any
+        write has failed)."""
+        with self._unsaved_lock:
+            unsaved, self._unsaved = self._unsaved, None
+        if unsaved is not None:
+            self._pool.submit(self._store, *unsaved)
 
     def _prune(self) -> None:
         """The oldest written go first (by time written: names of one second are not in

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from controller.daemon import recorder
 from controller.daemon.config import Config
 from controller.daemon.health import LINK_FAULT, WRITE_FAILED
 from controller.daemon.journal import read_journal
@@ -246,6 +247,43 @@ def test_a_layout_that_cannot_be_saved_is_named_and_a_damaged_one_is_kept_aside(
         again.stop()
 
 
+def test_a_recording_that_cannot_be_written_is_shown_and_written_when_it_can(
+    board: Board, monkeypatch: Any
+) -> None:
+    """A flight recording the card refused (saved a few seconds after a flag, when nobody
+    asks for it) reached only `daemon.recorder.error` and the log: no flag, no light, and the
+    frames were gone. It is a write_failed flag naming the file, kept and written again with
+    the other failed writes, and the flag goes once it is written."""
+    board.ready()
+    recordings = board.loop.recorder.directory
+    write = recorder.write_bytes_atomic
+    full = [True]
+
+    def card(path: Path, data: bytes) -> None:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(path, data)
+
+    monkeypatch.setattr(recorder, "write_bytes_atomic", card)
+    name = board.loop.execute("save_recording", {})["file"]
+    board.loop.recorder.flush()
+    board.run(0.1)
+    status = board.status()
+    (flag,) = write_faults(status)
+    assert flag["detail"].startswith(f"{recordings / name}: write failed")
+    assert status["daemon"]["faults"][0]["part"] == "recordings"
+    for player in (0, 1):
+        assert status["leds"]["places"][f"{player},store"]["effect"] == "fast_blink"
+
+    full[0] = False  # space was freed: the next retry writes the recording
+    board.run(WRITE_RETRY_S + 0.5)
+    board.loop.recorder.flush()
+    board.run(0.1)
+    assert write_faults(board.status()) == []
+    assert (recordings / name).is_file()
+    assert board.status()["daemon"]["recorder"]["error"] is None
+
+
 @pytest.mark.parametrize(
     "name", ["game.jsonl", "sim_board.json", "calibration.json", "records.jsonl"]
 )
@@ -281,5 +319,37 @@ def test_a_directory_where_a_data_file_belongs_is_moved_aside_and_the_file_writt
         assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
         journal = read_journal(board.loop.journal_path)
         assert journal is not None and len(journal.steps) == len(board.loop.game.steps)
+    finally:
+        board.stop()
+
+
+@pytest.mark.parametrize(
+    "name", ["game.jsonl", "sim_board.json", "calibration.json", "records.jsonl"]
+)
+def test_a_data_file_nested_too_deep_for_the_parser_is_kept_aside_and_play_goes_on(
+    tmp_path: Path, name: str
+) -> None:
+    """Brackets nested deeper than the JSON parser recurses raise RecursionError, not the
+    ValueError the readers of game.jsonl, records.jsonl and calibration.json caught: the
+    daemon died at every start on such a file (systemd starting it again and again) and the
+    page never came up. It is damage like any other: kept aside, said so, and play goes on."""
+    data = tmp_path / "data"
+    first = Board(make_config(data))
+    try:
+        first.ready()
+        first.play(3)
+    finally:
+        first.stop()
+    (data / name).write_text("[" * 100_000 + "\n")
+    board = Board(make_config(data))
+    try:
+        board.ready()
+        position = board.status()["game"]["position"]
+        row = position["pits"][position["to_move"]]
+        board.play(next(pit for pit, seeds in enumerate(row) if seeds))
+        board.loop.writer.flush()
+        (kept,) = data.glob(f"{name}.damaged-*")
+        assert kept.read_text().startswith("[[[")
+        assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
     finally:
         board.stop()

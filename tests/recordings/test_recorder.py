@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.daemon import recorder
 from controller.daemon.config import RecorderSettings
 from controller.daemon.recorder import AFTER_FLAG_S, BURST_MAX_S, Recorder, SessionInfo
 from controller.sensing.frames import Frame
@@ -135,10 +137,14 @@ def test_the_ring_keeps_the_last_seconds_and_a_new_session_starts_over(tmp_path:
 
 
 def test_a_recording_that_cannot_be_written_is_reported_and_the_game_goes_on(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clock = Clock(tmp_path)
-    (tmp_path / "recordings").write_text("a file where the folder should be")
+
+    def full_card(path: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(recorder, "write_bytes_atomic", full_card)
     clock.run(1.0)
     name = clock.recorder.save("admin")
     clock.recorder.flush()
@@ -146,6 +152,20 @@ def test_a_recording_that_cannot_be_written_is_reported_and_the_game_goes_on(
     assert status["saved"] == 0 and status["last"] is None
     assert status["error"].startswith(name)
     clock.run(1.0)  # the recorder goes on taking frames
+
+
+def test_a_file_where_the_recordings_folder_belongs_is_moved_aside(tmp_path: Path) -> None:
+    """Left in place, such a file (a card's repair, a slip of the hand) refused every
+    recording for ever, as a directory in a data file's place refused that file's writes."""
+    clock = Clock(tmp_path)
+    (tmp_path / "recordings").write_text("a file where the folder should be")
+    clock.run(1.0)
+    name = clock.recorder.save("admin")
+    clock.recorder.flush()
+    assert clock.recorder.status()["error"] is None
+    assert (tmp_path / "recordings" / name).is_file()
+    (kept,) = tmp_path.glob("recordings.damaged-*")
+    assert kept.read_text() == "a file where the folder should be"
 
 
 def test_a_new_game_right_after_a_flag_saves_its_recording_at_once(tmp_path: Path) -> None:
