@@ -28,15 +28,16 @@ import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import InitVar, dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from controller.board import BoardMapping
 from controller.leds.patterns import GuidanceState, HandGuidance
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector, Event, Onset, Settled
-from controller.sensing.frames import RAW_MAX, RAW_MIN, Frame
+from controller.sensing.frames import Frame
 
 from .explain import Anchor, Cups, Explanation, SeedModel, explain, fits
+from .faults import SensorWatch
 from .orders import OrderSearch
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
@@ -345,11 +346,8 @@ class Referee:
         self.cell_of = self.mapping.cell_of
         self.now = 0.0
         self.last_activity = 0.0
-        self.missing_streak = [0] * len(self.detector.cells)
-        self.same_streak = [0] * len(self.detector.cells)
-        self.last_raw: list[int | None] = [None] * len(self.detector.cells)
         rate = self.detector.cells[0].rate_sps if self.detector.cells else 80.0
-        self.stuck_after = max(20, int(3 * rate))  # identical readings that make a cell stuck
+        self.sensors = SensorWatch(len(self.detector.cells), rate)
         self.fault_flags: dict[int, Flag] = {}
         self.mismatch: Flag | None = None
         self.serials = itertools.count(1)  # shared with the copies (see `snapshot`)
@@ -2209,60 +2207,17 @@ class Referee:
     # -- sensors and the board at rest ----------------------------------------------------------
 
     def _sensor_faults(self, frame: Frame) -> None:
-        if not self._sensors_quiet(frame.raw):
-            self._judge_sensors(frame)
-
-    def _sensors_quiet(self, raw: tuple[int | None, ...]) -> bool:
-        """The usual frame: every cell read, in range, none stuck or noisy, no fault standing.
-        Its streaks are then kept in one pass (judging each cell in turn, `_judge_sensors`,
-        cost a fifth of the referee's time a frame)."""
-        if self.fault_flags or None in raw:
-            return False
-        values = cast(tuple[int, ...], raw)
-        if min(values) <= RAW_MIN or max(values) >= RAW_MAX:
-            return False
-        if self.detector.noisy:
-            return False
-        streaks = [
-            streak + 1 if now == before else 0
-            for streak, now, before in zip(self.same_streak, values, self.last_raw, strict=True)
-        ]
-        if max(streaks) >= self.stuck_after:
-            return False
-        self.same_streak = streaks
-        self.last_raw = list(values)
-        if any(self.missing_streak):
-            self.missing_streak = [0] * len(values)
-        return True
-
-    def _judge_sensors(self, frame: Frame) -> None:
-        limit = max(3, int(self.detector.cells[0].rate_sps / 2)) if self.detector.cells else 3
-        for cell, raw in enumerate(frame.raw):
-            bad = raw is None or raw >= RAW_MAX or raw <= RAW_MIN
-            self.missing_streak[cell] = self.missing_streak[cell] + 1 if bad else 0
-            # A live HX711 never gives the same 24-bit word for seconds on end: its noise
-            # moves the last bits. The same word over and over is a frozen converter or link.
-            same = raw is not None and raw == self.last_raw[cell]
-            self.same_streak[cell] = self.same_streak[cell] + 1 if same else 0
-            self.last_raw[cell] = raw
-            stuck = self.same_streak[cell] >= self.stuck_after
-            noisy = self.detector.cells[cell].noisy
-            flag = self.fault_flags.get(cell)
-            if (noisy or stuck) and flag is None:
-                detail = "too noisy" if noisy else "reading stuck (the same value for seconds)"
-                self.fault_flags[cell] = self._raise(
-                    SENSOR_FAULT, self.place_of.get(cell), detail=f"cell {cell}: {detail}"
-                )
-                self._withdraw_early_lift(cell, frame.t)  # read off a failing cell
-            elif bad and flag is None and self.missing_streak[cell] >= limit:
-                detail = "no data" if raw is None else "reading at full scale"
-                self.fault_flags[cell] = self._raise(
-                    SENSOR_FAULT, self.place_of.get(cell), frame.t, f"cell {cell}: {detail}"
-                )
-                self._withdraw_early_lift(cell, frame.t)
-            elif not bad and not noisy and not stuck and flag is not None:
-                flag.resolved_t = frame.t
-                del self.fault_flags[cell]
+        """Flag the cells that cannot be weighed (faults.py), and resolve those read again."""
+        cells = self.detector.cells
+        noisy = [c.noisy for c in cells] if self.detector.noisy else None
+        found, over = self.sensors.judge(frame.raw, noisy, self.fault_flags.keys())
+        for cell, detail in found:
+            place = self.place_of.get(cell)
+            flag = self._raise(SENSOR_FAULT, place, frame.t, f"cell {cell}: {detail}")
+            self.fault_flags[cell] = flag
+            self._withdraw_early_lift(cell, frame.t)  # read off a failing cell
+        for cell in over:
+            self.fault_flags.pop(cell).resolved_t = frame.t
 
     def start_levels(self, levels_g: list[float]) -> None:
         """The levels of the board at rest when the referee starts (they match the belief)."""
