@@ -39,6 +39,7 @@ from controller.sensing.frames import Frame
 from .explain import Anchor, Cups, Explanation, SeedModel, explain, fits
 from .faults import SensorWatch
 from .orders import OrderSearch
+from .seeds import MIN_SEED, SeedWeights
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
 WRONG_START = "wrong_start"
@@ -56,9 +57,6 @@ HAND_MISTAKES = frozenset(
     {WRONG_START, NOT_ALL_LIFTED, WRONG_PIT, EXTRA_SEED, OPPONENT_STORE, SEED_LOST, WRONG_PICKUP}
 )
 
-# A single natural seed weighs at least this many mean seeds (CV 15 %: 4 sigma below the mean;
-# HARDWARE.md). Two seeds are told from one heavy seed by `Referee.two_seeds_at`.
-MIN_SEED = 0.35
 # One seed is N(1, cv) mean seeds, two are N(2, cv * sqrt 2): as many standard deviations from
 # either at 1 + 1 / (1 + sqrt 2), whatever the spread. Where both hands' seeds are due (a
 # simultaneous opening) two are no rarer than one heavy seed, so the line is drawn there.
@@ -119,7 +117,6 @@ RELAY_STALL_S = 5.0
 # jitter of 30 %; at 80 SPS steps are taken 10-25 ms after they happen.
 ONE_HAND_S = 0.06
 MAX_SOWN_ON = 4  # seeds a fast hand may sow on while a stray's cup has not settled
-PRIOR_SEEDS = 20  # what the start layout's seed spread counts for against seeds seen
 
 TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)  # steps that empty a pit
 # Flags the cups at rest cannot take back: a sensor's fault (and no cup is explained while one
@@ -262,47 +259,6 @@ class RecognisedStep:
 
 
 @dataclass
-class SeedMasses:
-    """The masses of seeds seen landing one by one (the last 400 at most), and their spread.
-
-    The referee reads the spread for nearly every change it judges, many times a frame: it is
-    worked out once after each change of the masses, not on each reading."""
-
-    masses: list[float] = dataclasses.field(default_factory=list)
-    _cv: float | None = None  # the spread of `masses` (sample CV), None: to be worked out
-
-    def __len__(self) -> int:
-        return len(self.masses)
-
-    def last(self) -> float | None:
-        return self.masses[-1] if self.masses else None
-
-    def add(self, grams: float) -> None:
-        if len(self.masses) >= 400:
-            del self.masses[:200]
-        self.masses.append(grams)
-        self._cv = None
-
-    def correct_last(self, grams: float) -> None:
-        self.masses[-1] = grams
-        self._cv = None
-
-    def drop_last(self) -> None:
-        self.masses.pop()
-        self._cv = None
-
-    def cv2(self) -> float:
-        """The squared spread of the masses (at least two)."""
-        if self._cv is None:
-            masses = self.masses
-            n = len(masses)
-            mean = sum(masses) / n
-            var = sum((m - mean) ** 2 for m in masses) / (n - 1)
-            self._cv = var / mean**2
-        return self._cv
-
-
-@dataclass
 class Referee:
     """Follows a game on the board from frames of raw readings.
 
@@ -354,7 +310,7 @@ class Referee:
         # What each cell should read, by the changes accounted for so far (starts at the
         # levels the board was started with: see `start_levels`).
         self.expected_g: list[float | None] = [None] * len(self.detector.cells)
-        self.single_seeds = SeedMasses()  # masses of seeds seen landing one by one
+        self.seeds = SeedWeights(self.seed_g, self.start_cv)  # what a seed weighs (seeds.py)
         self.last_landing: dict[int, tuple[float, float]] = {}  # cell -> (t, grams)
         self.landed_t: dict[int, float] = {}  # cell -> when a landing there was last taken
         # The last sow taken: its cell, the game before it, the step (see `_sow_taken_back`).
@@ -598,7 +554,7 @@ class Referee:
         return (
             pending is not None
             and due.kind is StepKind.SOW
-            and abs(self._seeds(pending.net_g)) < MIN_SEED
+            and abs(self.seeds.count(pending.net_g)) < MIN_SEED
             and cell not in self.tentative
             and not self._due_at(due.at, *TAKES)
         )
@@ -716,11 +672,11 @@ class Referee:
         carry = self.early_lifts.get(cell)
         if carry is None:
             return False
-        if -self._seeds(pending.net_g) < MIN_SEED:
+        if -self.seeds.count(pending.net_g) < MIN_SEED:
             self._withdraw_early_lift(cell, pending.last_t)
             return False
         del self.early_lifts[cell]
-        carry.count = _count(self._seeds(pending.net_g))
+        carry.count = _count(self.seeds.count(pending.net_g))
         carry.mass_g = -pending.net_g
         return True
 
@@ -747,61 +703,11 @@ class Referee:
 
     # -- explaining settled changes -------------------------------------------------------------
 
-    def _seeds(self, grams: float) -> float:
-        return grams / self.seed_g
-
-    def _tolerance(self, count: int) -> float:
-        """How far (in mean seeds) the weight of `count` seeds may stray from `count`."""
-        return 0.5 + 3 * self.seed_cv() * math.sqrt(count)
-
-    def seed_cv(self) -> float:
-        """Spread of seed masses: from the seeds seen landing one by one, weighed against
-        the start layout's estimate as if that were PRIOR_SEEDS seeds (twenty seeds alone
-        can give half the true spread, and a spread too small calls heavy seeds two)."""
-        n = len(self.single_seeds)
-        if n < 5:
-            return self.start_cv
-        cv2 = (n * self.single_seeds.cv2() + PRIOR_SEEDS * self.start_cv**2) / (n + PRIOR_SEEDS)
-        return max(0.03, min(0.3, math.sqrt(cv2)))
-
-    def two_seeds_at(self) -> float:
-        """A landing this heavy (in mean seeds) is two seeds, not one heavy seed.
-
-        Set 4.5 standard deviations above one seed, so that a heavy natural seed is almost
-        never taken for two (an extra seed is the rare case), and never below 1.5. The spread
-        measured from a few dozen seeds can be 15 % low by chance; its upper confidence bound
-        is used (a missed extra seed still shows when it is taken back, a false one stops
-        play)."""
-        return max(1.5, 1 + 4.5 * self._cv_bound())
-
-    def lightest_seed(self) -> float:
-        """A landing lighter than this (in mean seeds) is no seed: fingers brushing the cup
-        and settling for a moment. 4.5 standard deviations of the seed spread below one seed,
-        as `two_seeds_at` is above it (before its floor), and never below MIN_SEED, which is
-        where it stays for seeds as spread as natural ones (CV 15 %)."""
-        return max(MIN_SEED, 1 - 4.5 * self._cv_bound())
-
-    def _cv_bound(self) -> float:
-        """The spread of seed masses, at its upper confidence bound once measured."""
-        cv = self.seed_cv()
-        if len(self.single_seeds) >= 20:
-            cv *= 1 + 1.5 / math.sqrt(2 * len(self.single_seeds))
-        return cv
-
-    def _one_seed(self, n: float) -> bool:
-        return self.lightest_seed() <= n < self.two_seeds_at()
-
-    def _landed(self, n: float) -> int:
-        """Seeds in a landing of `n` mean seeds."""
-        if n < self.lightest_seed():
-            return 0
-        return 1 if n < self.two_seeds_at() else max(2, round(n))
-
     def _landed_here(self, n: float, place: Place | None, player: int) -> int:
         """Seeds in a landing of `n` mean seeds at `place`, where `player`'s seed was just
         taken. If the other hand's seed is coming there too (a simultaneous opening), two
         seeds are likelier than one heavy seed from TWO_HANDS_TWO_AT on."""
-        landed = self._landed(n)
+        landed = self.seeds.landed(n)
         if landed == 1 and n >= TWO_HANDS_TWO_AT and self._other_hand_coming(place, player):
             return 2
         return landed
@@ -823,16 +729,10 @@ class Referee:
                 return False
         return False
 
-    def _plausible_seed(self, n: float) -> bool:
-        """A landing of `n` mean seeds may be one seed: any lighter than a mean seed (natural
-        seeds can weigh half the mean), a heavier one only if it is not between one seed and
-        two (a finger on the cup reads like that)."""
-        return n <= 1.0 or self._whole_seeds(n)
-
     def _gone(self, pending: Pending) -> bool:
         """Has a weight given time to go away (`patience_until`) gone? Then there is no
         more to wait for, and the cup's next seed is to be seen as soon as it lands."""
-        return abs(self._seeds(pending.net_g)) < MIN_SEED
+        return abs(self.seeds.count(pending.net_g)) < MIN_SEED
 
     def _resting_for(self, n: float, place: Place | None, pending: Pending) -> float:
         """How long a rise of `n` seeds that no due step explains may be a hand resting on the
@@ -842,9 +742,9 @@ class Referee:
         REST_MAX_S, or until a hand that holds that many seeds stops sowing
         (`_hand_stopped`)."""
         hands = len(self.game.active_players())
-        if n >= max(1, hands) - 1 + self.two_seeds_at():
+        if n >= max(1, hands) - 1 + self.seeds.two_at():
             return REST_MAX_S
-        return 0.0 if self._whole_seeds(n) else PATIENCE_S
+        return 0.0 if self.seeds.whole(n) else PATIENCE_S
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
@@ -856,8 +756,8 @@ class Referee:
         80 SPS: LET_GO_RING)."""
         if not pending.resting or self.now - pending.onset_t < HAND_STOPPED_S:
             return False
-        n = self._seeds(pending.net_g)
-        if not self._whole_seeds(n):
+        n = self.seeds.count(pending.net_g)
+        if not self.seeds.whole(n):
             return False  # (what no number of seeds weighs: a hand, however long it rests)
         peak_g = pending.high_g - (pending.level_g - pending.net_g)
         if not self.detector.slow and peak_g < (1 + LET_GO_RING) * pending.net_g:
@@ -883,15 +783,6 @@ class Referee:
             if r.step.player == player and r.fell is not None
         ][:TEMPO_SEEDS]
         return _usual_interval(sorted(times, reverse=True)) or 0.0
-
-    def _whole_seeds(self, n: float) -> bool:
-        """Could a net change of `n` mean seeds be seeds at all (a whole number of them)?"""
-        k = max(1, round(n))
-        return abs(n - k) <= 0.1 + 3 * self.seed_cv() * math.sqrt(k)
-
-    def _empty(self, level_g: float) -> bool:
-        """A pit reads empty (its zero is re-taken every time it is emptied)."""
-        return level_g < MIN_SEED * self.seed_g
 
     def _expected_at(self, place: Place | None, *kinds: StepKind) -> Step | None:
         """The step expected at `place` of one of `kinds`; if both hands have one, the
@@ -1036,9 +927,9 @@ class Referee:
         self.judged = (cell, pending.onset_t)
         if self._early_lift_settled(cell, pending):
             return True
-        n = self._seeds(pending.net_g)
+        n = self.seeds.count(pending.net_g)
         place = self.place_of.get(cell)
-        empty = self._empty(pending.level_g)
+        empty = self.seeds.empty(pending.level_g)
         t = pending.last_t
         tentative = self.tentative.get(cell)
         if tentative is not None and tentative.step.kind is not StepKind.SOW:
@@ -1055,7 +946,7 @@ class Referee:
                 return False
             player = self.tentative[cell].step.player
             landed = self._landed_here(n, place, player)
-            if landed == 1 and self._one_seed(n) and self._plausible_seed(n):
+            if landed == 1 and self.seeds.one(n) and self.seeds.plausible(n):
                 if (
                     pending.pressed_g > GRABBED_SEEDS * self.seed_g
                     and len(self.game.active_players()) >= 2
@@ -1075,7 +966,7 @@ class Referee:
             if self._landed_then_taken(cell, self.tentative[cell], pending):
                 del self.tentative[cell]
                 return True
-            if landed == 2 and self._whole_seeds(n):
+            if landed == 2 and self.seeds.whole(n):
                 if not self._due_at(place, StepKind.SOW) and self._other_hand_coming(place, player):
                     return False  # the other hand's seed: taken once the cups before settle
                 # Two seeds where one was due: flag it now. (More is left to the late
@@ -1088,7 +979,7 @@ class Referee:
         if carries is not None:
             self._arrive(carries, t, pending.net_g)
             return True
-        if self._one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
+        if self.seeds.one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
             return True
         if self.strays.get(cell) and MIN_SEED <= -n < self.strays[cell] + 0.5:
             self._unstray(cell, _count(n), t)
@@ -1134,8 +1025,8 @@ class Referee:
                 self._lifted_in_part(cell, take, -pending.net_g, pending.level_g, pending.last_t)
                 return True
         if (
-            self._one_seed(n)
-            and self._plausible_seed(n)
+            self.seeds.one(n)
+            and self.seeds.plausible(n)
             and not self._blocked()
             and self._sow(place, t)
         ):
@@ -1143,19 +1034,19 @@ class Referee:
             return True
         if self._taken_then_sown(cell, place, pending):
             return True
-        if self._one_seed(n) and self._blocked() and self._lost_seed_replaced(place, pending):
+        if self.seeds.one(n) and self._blocked() and self._lost_seed_replaced(place, pending):
             return True
-        if self._one_seed(n) and self._due_at(place, StepKind.SOW) and self._correction_moving():
+        if self.seeds.one(n) and self._due_at(place, StepKind.SOW) and self._correction_moving():
             return False  # a mistake is being put right: judge this seed after
         if n < -MIN_SEED and empty and self._starting_pit(place):
             self._wrong_lift(WRONG_START, cell, place, -pending.net_g, t)
             return True
-        if self._one_seed(n) and self._landing_carried(cell, place, pending):
+        if self.seeds.one(n) and self._landing_carried(cell, place, pending):
             return True
         if self._settled_again(cell, pending):
             return True  # the last of a landing settling: nothing more moved
         if (
-            self._one_seed(n)
+            self.seeds.one(n)
             and pending.held  # (judged again once it has held: `follow`)
             and (self._sowing_player() is not None or self._foreign_seed_now(cell, n))
             and not self._expected_place_moving(cell)  # the step before may not have settled
@@ -1170,7 +1061,7 @@ class Referee:
         while the cup's early level is still being re-taken (a palm settling slowly reads
         light at first: `CellDetector._refine`)."""
         return (
-            self._plausible_seed(n)
+            self.seeds.plausible(n)
             and self.detector.cells[cell].refine is None
             and not self._blocked()
             and not self.carries
@@ -1190,8 +1081,8 @@ class Referee:
 
     def _left_seeds(self, pending: Pending) -> bool:
         """Does the cup read a whole number of seeds (one or more) now?"""
-        left = self._seeds(pending.level_g)
-        return left >= 1 - MIN_SEED and self._whole_seeds(left)
+        left = self.seeds.count(pending.level_g)
+        return left >= 1 - MIN_SEED and self.seeds.whole(left)
 
     def _account(self, cell: int, net_g: float) -> None:
         expected = self.expected_g[cell]
@@ -1208,7 +1099,7 @@ class Referee:
         self.judged = (cell, pending.onset_t)
         if self._early_lift_settled(cell, pending):
             return True
-        n = self._seeds(pending.net_g)
+        n = self.seeds.count(pending.net_g)
         k = _count(n)
         place = self.place_of.get(cell)
         t = pending.last_t
@@ -1236,19 +1127,19 @@ class Referee:
         if tentative is not None:
             if self._landed_then_taken(cell, tentative, pending):
                 return True
-            if self._landed(n) >= 1:
+            if self.seeds.landed(n) >= 1:
                 self._seeds_landed(cell, place, pending, t, tentative.step.player)
                 return True
             self._retract(cell, tentative)
             if k == 0:
                 return False
-        if self._one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
+        if self.seeds.one_for_one(n) and self._stray_back_and_next_seed_here(cell, t):
             return True  # a stray went and a seed came
         if k == 0 or self._settled_again(cell, pending):
             return False  # a press, a knock, creep or a landing settling: nothing moved
         if (
             n > 0
-            and self._one_seed(n)
+            and self.seeds.one(n)
             and self._blocked()
             and self._correction_moving()
             and (self._due_at(place, StepKind.SOW) or self._sowing_player() is not None)
@@ -1266,12 +1157,12 @@ class Referee:
             carries = self._carry_to(cell, pending.net_g, strict=False)
             if carries is not None:
                 carried = sum(c.mass_g for c in carries)
-                extra = self._seeds(pending.net_g - carried)
+                extra = self.seeds.count(pending.net_g - carried)
                 slack = self._carry_slack(carried, sum(c.guessed for c in carries))
                 if (
                     pending.net_g - carried > slack
-                    and self._landed(extra) >= 1
-                    and self._whole_seeds(extra)
+                    and self.seeds.landed(extra) >= 1
+                    and self.seeds.whole(extra)
                 ):
                     # Seeds sown into the cup while the carried ones went in (a fast hand
                     # sowing on as seeds are put back): judged in turn with the others.
@@ -1289,10 +1180,10 @@ class Referee:
             if not self._blocked() and self._sow(place, t):
                 self._seeds_landed(cell, place, pending, t, self.steps[-1].step.player)
                 return True
-            if self._one_seed(n) and self._landing_carried(cell, place, pending):
+            if self.seeds.one(n) and self._landing_carried(cell, place, pending):
                 return True
             if (
-                self._one_seed(n)
+                self.seeds.one(n)
                 and len(self.game.active_players()) >= 2
                 and self.now - pending.first_t < OTHER_CUP_WAIT_S
                 and self._expected_place_moving(cell)
@@ -1339,7 +1230,7 @@ class Referee:
     ) -> None:
         """Seeds landed where `player`'s seed was just taken: one seed, or one per hand due
         there (a simultaneous opening), the rest extra."""
-        landed = self._landed_here(self._seeds(pending.net_g), place, player)
+        landed = self._landed_here(self.seeds.count(pending.net_g), place, player)
         if landed == 1:
             self._seed_seen(cell, pending.net_g, t)
             return
@@ -1351,7 +1242,7 @@ class Referee:
 
     def _seed_seen(self, cell: int, grams: float, t: float) -> None:
         """A single seed landed where expected: learn its mass."""
-        self.single_seeds.add(grams)
+        self.seeds.seen(grams)
         self.last_landing[cell] = (t, grams)
         self.landed_t[cell] = t
 
@@ -1365,7 +1256,7 @@ class Referee:
         must make a landing weighed lighter than a seed (1 - 2 CV) one seed. If so, the
         landing's mass is corrected."""
         landed = self.landed_t.get(cell)
-        n = self._seeds(pending.net_g)
+        n = self.seeds.count(pending.net_g)
         if landed is None or pending.onset_t - landed >= SETTLING_S or n <= -0.5 or n == 0:
             return False
         landing = self.last_landing.get(cell)
@@ -1373,16 +1264,16 @@ class Referee:
         if not weighed:
             return n < 0  # (two seeds landed: no single mass was taken from them)
         assert landing is not None
-        left = self._seeds(landing[1] + pending.net_g)
+        left = self.seeds.count(landing[1] + pending.net_g)
         whole = round(left) >= 1 and abs(left - round(left)) <= 0.25
         # (settled part way: the landing and this rise are one seed, as heavy as seeds come)
-        part_way = n > 0 and self._seeds(landing[1]) < 1 - 2 * self.seed_cv()
-        one = self._one_seed(left) and left < 1 + 3 * self.seed_cv()  # (not a second seed)
+        part_way = n > 0 and self.seeds.count(landing[1]) < 1 - 2 * self.seeds.cv()
+        one = self.seeds.one(left) and left < 1 + 3 * self.seeds.cv()  # (not a second seed)
         if not (whole and n < 0.5) and not (part_way and one):
             return False
         grams = landing[1] + pending.net_g
-        if self.single_seeds.last() == landing[1]:
-            self.single_seeds.correct_last(grams)
+        if self.seeds.last() == landing[1]:
+            self.seeds.correct_last(grams)
         self.last_landing[cell] = (landing[0], grams)
         return True
 
@@ -1402,11 +1293,11 @@ class Referee:
         place = self.place_of.get(cell)
         if place is None:
             return False
-        after = 0 if self._empty(pending.level_g) else 1
-        if after and not self._one_seed(self._seeds(pending.level_g)):
+        after = 0 if self.seeds.empty(pending.level_g) else 1
+        if after and not self.seeds.one(self.seeds.count(pending.level_g)):
             return False
         before = tentative.before.board[self.rules.index_of(place)]
-        if abs(self._seeds(pending.net_g) + before - after) > self._tolerance(before):
+        if abs(self.seeds.count(pending.net_g) + before - after) > self.seeds.tolerance(before):
             return False
         t = pending.last_t
         sow = None if after else self._sow_then_lift(place)
@@ -1533,9 +1424,9 @@ class Referee:
         ):
             return False
         extra = self.strays.get(cell, 0)
-        fall = -self._seeds(pending.net_g)
+        fall = -self.seeds.count(pending.net_g)
         # A whole seed's weight (a cup's last settling after a landing is a fraction of one).
-        if round(fall) != 1 + extra or fall < 1 - MIN_SEED or not self._whole_seeds(fall):
+        if round(fall) != 1 + extra or fall < 1 - MIN_SEED or not self.seeds.whole(fall):
             return False
         landing = self.last_landing.get(cell)
         if (
@@ -1551,14 +1442,9 @@ class Referee:
         if extra:
             self._unstray(cell, extra, pending.last_t)
         landing = self.last_landing.pop(cell, None)
-        if landing is not None and self.single_seeds.last() == landing[1]:
-            self.single_seeds.drop_last()  # not a seed's mass after all, perhaps
+        if landing is not None and self.seeds.last() == landing[1]:
+            self.seeds.drop_last()  # not a seed's mass after all, perhaps
         return True
-
-    def _one_for_one(self, n: float) -> bool:
-        """Could a net change of `n` mean seeds be one seed taken and another put? Natural
-        seeds differ: the difference of two has a spread of cv * sqrt(2) seeds."""
-        return abs(n) < min(1 - MIN_SEED, max(MIN_SEED, 3 * self.seed_cv() * math.sqrt(2)))
 
     def _stray_back_and_next_seed_here(self, cell: int, t: float) -> bool:
         """A stray cell that moved and came back to about the same weight (one seed for
@@ -1580,7 +1466,7 @@ class Referee:
                     return False
                 break
             waiting = self.pending.get(here)
-            if waiting is None or not self._one_seed(self._seeds(waiting.net_g)):
+            if waiting is None or not self.seeds.one(self.seeds.count(waiting.net_g)):
                 return False
             player = sow.player
             trial.feed(sow)
@@ -1677,7 +1563,7 @@ class Referee:
         if place is None or not self._due_at(place, StepKind.SOW):
             return False
         before = self.game.board[self.rules.index_of(place)]
-        if abs(self._seeds(pending.net_g) + before) > self._tolerance(before):
+        if abs(self.seeds.count(pending.net_g) + before) > self.seeds.tolerance(before):
             return False
         sow = self._sow_then_lift(place)
         if sow is None or not self._sown_first(cell, place):
@@ -1697,7 +1583,7 @@ class Referee:
             if sow.kind is not StepKind.SOW or sow.at is None:
                 continue
             landing = self.cell_of[sow.at]
-            if landing == cell or not self._empty(self.detector.cells[landing].level):
+            if landing == cell or not self.seeds.empty(self.detector.cells[landing].level):
                 continue
             captures = {s.at: s for s in self._takes_after(sow) if s.kind is StepKind.CAPTURE}
             if place not in captures or sow.at not in captures or not self._feed_sow(sow, t):
@@ -1732,8 +1618,8 @@ class Referee:
                 or detector.active
                 or detector.onset_t <= 0.0  # (never moved)
                 or self.now - moved_until > LANDING_CARRIED_S
-                or not self._empty(detector.level)
-                or (waiting is not None and _count(self._seeds(waiting.net_g)))
+                or not self.seeds.empty(detector.level)
+                or (waiting is not None and _count(self.seeds.count(waiting.net_g)))
             ):
                 continue
             capture = next(
@@ -1771,15 +1657,15 @@ class Referee:
         """The cup of a pit taken early has settled: the take is confirmed, or leaves seeds
         behind (at once only if they weigh a whole number of seeds, else after the hold), or
         was followed by the other hand's seed. False: not yet (or, late, not a take at all)."""
-        n = self._seeds(pending.net_g)
-        if self._empty(pending.level_g):
+        n = self.seeds.count(pending.net_g)
+        if self.seeds.empty(pending.level_g):
             del self.tentative[cell]
             self._confirm_take(cell, tentative, -pending.net_g)
             return True
-        left = _count(self._seeds(pending.level_g))
+        left = _count(self.seeds.count(pending.level_g))
         if n < -MIN_SEED and left == 1 and self._other_hand_sowed_after(cell, tentative, pending):
             return True
-        whole = self._whole_seeds(self._seeds(pending.level_g))
+        whole = self.seeds.whole(self.seeds.count(pending.level_g))
         if n < -MIN_SEED and left >= 1 and (late or whole):
             # Lifted, but not everything: the step stands and the rest must follow.
             del self.tentative[cell]
@@ -1802,7 +1688,7 @@ class Referee:
         if take.kind is StepKind.PICKUP:
             before = len(self.steps)
             if self._feed_take(take, cell, place, lifted_g, t, seed_before=False):
-                left = _count(self._seeds(level_g))
+                left = _count(self.seeds.count(level_g))
                 if left:
                     self._left_in_pit(cell, self.steps[before].step, left, level_g)
                 else:
@@ -1824,8 +1710,8 @@ class Referee:
         Once the pit is empty the move is whole again (and a flag raised meanwhile is put
         right)."""
         left = self.left_behind[cell]
-        if not self._empty(pending.level_g):
-            left.count = max(1, _count(self._seeds(pending.level_g)))
+        if not self.seeds.empty(pending.level_g):
+            left.count = max(1, _count(self.seeds.count(pending.level_g)))
             self.expected_g[cell] = pending.level_g
             return
         del self.left_behind[cell]
@@ -1861,7 +1747,7 @@ class Referee:
         place = tentative.step.at
         if place is None:
             return False
-        if not self._one_seed(self._seeds(pending.level_g)):
+        if not self.seeds.one(self.seeds.count(pending.level_g)):
             return False
         sow = self._expected_at(place, StepKind.SOW)
         if sow is None or sow.player == tentative.step.player:
@@ -1882,10 +1768,10 @@ class Referee:
         see `_decide`: the first is likelier)."""
         if place is None or len(self.game.active_players()) < 2:
             return False
-        if not self._due_at(place, *TAKES) or not self._one_seed(self._seeds(pending.level_g)):
+        if not self._due_at(place, *TAKES) or not self.seeds.one(self.seeds.count(pending.level_g)):
             return False
         count = self.game.board[self.rules.index_of(place)]
-        if abs(self._seeds(pending.net_g) + count - 1) > self._tolerance(count):
+        if abs(self.seeds.count(pending.net_g) + count - 1) > self.seeds.tolerance(count):
             return False
         take = self._expected_at(place, *TAKES)
         assert take is not None
@@ -2018,7 +1904,7 @@ class Referee:
         landed: what rose was no seed (fingers brushing it, a seed striking it on its way to
         the next cup). Undone now, before what happens next is judged against it."""
         if (
-            abs(self._seeds(pending.net_g)) >= MIN_SEED
+            abs(self.seeds.count(pending.net_g)) >= MIN_SEED
             or pending.last_t - pending.onset_t >= BLIP_S
         ):
             return False
@@ -2117,7 +2003,7 @@ class Referee:
         calibration, and the spread of seeds whose mass was assumed."""
         slack = 0.45 * self.seed_g + 0.03 * mass_g
         if guessed:
-            slack += 3 * self.seed_cv() * self.seed_g * math.sqrt(guessed)
+            slack += 3 * self.seeds.cv() * self.seed_g * math.sqrt(guessed)
         return slack
 
     def _arrive(self, carries: list[Carry], t: float, net_g: float | None = None) -> None:
@@ -2128,7 +2014,7 @@ class Referee:
                 and net_g < carry.mass_g - 0.5 * self.seed_g
             ):
                 # Only some of the lifted seeds are back: the flag waits for the rest.
-                carry.count -= _count(self._seeds(net_g))
+                carry.count -= _count(self.seeds.count(net_g))
                 carry.mass_g -= net_g
                 if carry.count > 0:
                     return
@@ -2147,7 +2033,7 @@ class Referee:
         if place is None:
             return None
         flag = self._raise(kind, place)
-        count = max(1, round(self._seeds(lifted_g)))
+        count = max(1, round(self.seeds.count(lifted_g)))
         carry = Carry(self._moving_hand(), count, lifted_g, cell, place, flag)
         self.carries.append(carry)
         return carry
@@ -2255,7 +2141,7 @@ class Referee:
             detector = self.detector.cells[cell]
             if expected is None or detector.rest is None:
                 continue
-            seeds = self._seeds(detector.rest - expected)
+            seeds = self.seeds.count(detector.rest - expected)
             if abs(seeds) >= 0.6:
                 place = self.place_of.get(cell)
                 where = str(place) if place is not None else f"cell {cell}"
@@ -2331,7 +2217,7 @@ class Referee:
             anchor,
             readings,
             cells,
-            SeedModel(self.seed_g, self.seed_cv()),
+            SeedModel(self.seed_g, self.seeds.cv()),
             self.motions,
         )
 
@@ -2585,7 +2471,7 @@ class Referee:
                 place = self.place_of.get(cell)
                 if account is None or detector.rest is None or place is None:
                     continue
-                seeds = self._seeds(detector.rest - account)
+                seeds = self.seeds.count(detector.rest - account)
                 if abs(seeds) >= 0.6:
                     mismatch[place] = "too_many" if seeds > 0 else "too_few"
         steps = game.expected()
@@ -2640,7 +2526,7 @@ class Referee:
         # the pit, still in the hand for the follower), each for the hand recorded then.
         lifted = [(c, mass) for c, (mass, _) in self.partial.items()]
         for cell, mass in lifted + [(c, x.lifted_g) for c, x in self.lifting.items()]:
-            count = round(self._seeds(mass))
+            count = round(self.seeds.count(mass))
             board[rules.index_of(self.place_of[cell])] -= count
             hands[self.hand_of.get(cell, 0)] += count
         for cell, left in self.left_behind.items():
@@ -2676,20 +2562,3 @@ def _usual_interval(times: list[float]) -> float | None:
 def _count(n: float) -> int:
     """Seeds in a net change of `n` mean seeds (0: nothing moved)."""
     return 0 if abs(n) < MIN_SEED else max(1, round(abs(n)))
-
-
-def estimate_seed_mass(
-    rules: Rules, mapping: BoardMapping, levels_g: list[float], position: Position
-) -> float:
-    """Mean seed mass from a board at rest holding `position` (the start layout, usually)."""
-    total_g = 0.0
-    seeds = 0
-    for p in (0, 1):
-        for i, count in enumerate(position.pits[p]):
-            total_g += levels_g[mapping.cell_of[Place(p, i)]]
-            seeds += count
-        total_g += levels_g[mapping.cell_of[Place(p, "store")]]
-        seeds += position.stores[p]
-    if seeds == 0:
-        raise ValueError("the board holds no seeds to weigh")
-    return total_g / seeds

@@ -18,7 +18,8 @@ from controller.sensing.detect import BoardDetector
 from controller.sensing.frames import Frame, SampleSource
 from controller.stats import summary
 
-from .referee import Referee, estimate_seed_mass
+from .referee import Referee
+from .seeds import estimate_seed_mass
 
 STARTUP_S = 0.5  # the board at rest before play, to read its levels
 POWER_UP_SAMPLES = 4  # the HX711 needs 4 samples after power-up
