@@ -35,12 +35,6 @@ from dataclasses import dataclass
 
 SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample after it
 RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
-# At 10 SPS a reading is the mean of the last 4 instants: the first sample after a landing
-# shows 0-25 % of the seed, the second 25-50 %. An onset at 0.3 seed came on the third sample
-# for a light natural seed (200-300 ms late), and the lights waited for it; at 0.15 seed the
-# second sample starts it for nearly every seed. (Noise is 0.005-0.05 g, a seed 5 g: 0.15
-# seed is still 15 noise sigmas, and drift is followed below `track_g`, a third of it.)
-SLOW_ONSET_SEEDS = 0.15
 # Readings after an early settle within which three must agree to re-take the level.
 REFINE_MAX = 2 * SETTLE_STEPS
 
@@ -82,9 +76,9 @@ class CellDetector:
     """One cell's grams in, `Onset` and `Settled` events out.
 
     Thresholds scale with the seed mass and the cell's noise: an onset needs a move of
-    `onset_seeds` seeds (0.3, at 10 SPS `SLOW_ONSET_SEEDS`; or 6 sigma of noise, whichever is
-    larger); settling needs the last `settle_samples` readings to agree within `settle_seeds`
-    seeds (or 5 sigma), or at 10 SPS the shortcuts of the module docstring.
+    `onset_seeds` seeds (or 6 sigma of noise, whichever is larger); settling needs the last
+    `settle_samples` readings to agree within `settle_seeds` seeds (or 5 sigma), or at 10 SPS
+    the shortcuts of the module docstring.
     """
 
     def __init__(
@@ -94,7 +88,7 @@ class CellDetector:
         rate_sps: float = 80.0,
         seed_g: float = 5.4,
         noise_g: float = 0.02,
-        onset_seeds: float | None = None,
+        onset_seeds: float = 0.3,
         settle_seeds: float | None = None,
         glitch_g: float = 400.0,
         track_rate: float = 0.02,
@@ -103,8 +97,6 @@ class CellDetector:
         self.rate_sps = rate_sps
         self.seed_g = seed_g
         self.noise_g = noise_g
-        if onset_seeds is None:
-            onset_seeds = SLOW_ONSET_SEEDS if slow_rate(rate_sps) else 0.3
         self.onset_g = max(onset_seeds * seed_g, 6 * noise_g)
         # At 80 SPS a landing still rings a little when the level has settled; at 10 SPS the
         # converter has averaged the ring away but the 4-sample ramp must be waited out.
