@@ -328,6 +328,8 @@
     var n = pos.to_move + 1;
     var places = game.expected || [];
     var where = S.placeList(places, pos.to_move);
+    // Demo mode on a real board (show.py): a game replayed, nothing for anybody to do.
+    if (game.phase === "show") return t("expect_show");
     if (pos.over) return "";
     if (isOpening(status)) return openingExpectation(status);
     if (computersTurn(status) && game.phase === "start" && game.expected_kind === "pickup") {
