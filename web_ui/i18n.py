@@ -100,6 +100,7 @@ EN: dict[str, str] = {
     "expect_capture": "Player {n}: move the seeds in {place} to your store.",
     "expect_sweep": "Move the seeds left in {place} to the store.",
     "expect_wait": "Waiting for the board…",
+    "expect_show": "Demo: the lights replay a game, seed by seed. Watch where each seed goes.",
     "expect_undo_take": (
         "Taking back the last move: take seeds out of {place}, one at a time, "
         "until its light moves on."
@@ -428,6 +429,7 @@ JA: dict[str, str] = {
     "expect_capture": "プレイヤー{n}:{place}の種を自分のゴールに移してください。",
     "expect_sweep": "{place}に残った種をゴールに移してください。",
     "expect_wait": "盤を待っています…",
+    "expect_show": "デモ:ライトがゲームを種1つずつ見せています。種がどこに行くか見てください。",
     "expect_undo_take": "さっきの手をもどします:{place}から種を1個ずつ取ってください。光がうつるまでです。",
     "expect_undo_put": "さっきの手をもどします:手の中の種を{place}に入れてください。光がうつるまでです。",
     "over_win": "ゲーム終了:プレイヤー{n}の勝ち({a}対{b})!",

@@ -63,6 +63,7 @@ from .reactor import COMMAND_BUDGET_S, Handlers, LoopStats, Reactor
 from .recorder import Recorder, read_board_text
 from .records import check_records
 from .session import GameSession, SessionParts
+from .show import Show
 from .simboard import SimBoard
 from .status import Core, DaemonCore
 from .undo import UndoPath, reverse_actions
@@ -245,6 +246,7 @@ class BoardLoop:
         self.link_watch = LinkWatch(now)
         self._retry_writes_at = now
         self.last_activity = now
+        self.show: Show | None = None  # demo mode on a real board (show.py)
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
         self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
         # (the hall's broker, issue 16)
@@ -374,6 +376,7 @@ class BoardLoop:
             self._sim_computer(now)
             if self.mode == "demo" and self.demo is not None:
                 self.demo.tick(now, session)
+        self._show_tick(now)
         self._check_health(now)
         self._abandoned(now)
         self._render(now)
@@ -539,15 +542,30 @@ class BoardLoop:
 
     # -- lights -----------------------------------------------------------------------------------
 
+    def _show_tick(self, now: float) -> None:
+        """Demo mode on a real board: a game replayed on the lights and the page (show.py)."""
+        if self.mode != "demo" or self.sim is not None:
+            self.show = None
+            return
+        if self.show is None or self.show.game is not self.session.game:
+            self.show = Show(self.session.game, self.records_path, random.Random())
+        self.show.tick(now)
+
     def idle(self, now: float) -> bool:
         minutes = self.config.leds.idle_minutes
-        if self.mode == "demo" and self.sim is None:
-            return True
+        if self.show is not None:
+            return False  # (the replayed game is what the lights and the page show)
         if minutes <= 0 or now - self.last_activity < minutes * 60:
             return False
         return self.referee is not None and self.referee.phase() in ("start", "over")
 
     def _render(self, now: float) -> None:
+        if self.show is not None:
+            places = self.session.game.mapping.places
+            self.lights.show(
+                now, self.session, self.health, self.show.state(places), teach=False, hint=[]
+            )
+            return
         state = guidance_state(self.session, self.idle(now))
         referee = self.session.referee
         if referee is not None and not state.idle:
@@ -567,10 +585,11 @@ class BoardLoop:
     def _core(self) -> Core:
         """Everything in the snapshot that changes only when the game does."""
         session = self.session
+        game = session.get_status(self.computer.get_status(self.now))
         return {
             "sim": self.sim is not None,
             "board": session.board_status(),
-            "game": session.get_status(self.computer.get_status(self.now)),
+            "game": game if self.show is None else self.show.game_status(game),
             "flags": self.flags.on_page(session.referee, self.health.flags()),
             "leds_places": self.lights.places_status(session.game.mapping.places),
             "mode": self.mode,

@@ -296,3 +296,42 @@ def test_fifty_boards_and_one_changing_live(browser: Browser) -> None:
             page.close()
     finally:
         stop_streams(app)
+
+
+@needs_chromium
+def test_a_flag_in_the_hall_names_the_player_who_made_the_mistake(browser: Browser) -> None:
+    # Player 2's seed in player 1's store, and a seed nobody sowed (no player)
+    theirs = {**FLAG, "kind": "opponent_store", "at": [0, "store"], "expected": [], "player": 1}
+    nobodys = {**FLAG, "id": 5, "kind": "foreign_seed", "at": [1, 0], "player": None}
+    hall = Hall()
+    hall.broker(True)
+    hall.receive("sowboard/b1/availability", b"online")
+    hall.receive("sowboard/b1/status", status("b1", flags=[theirs, nobodys]))
+    event = {**theirs, "seq": 1, "t": time.time()}
+    hall.receive("sowboard/b1/event/flag", json.dumps(event).encode())
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    said = (
+        "Player 2: A seed went into Player 1's store. "
+        "Nobody sows into the other player's store: take it back."
+    )
+    try:
+        from web_ui.serve import WebServer
+
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale="en-US")
+            page.goto(server.url + "/")
+            flags = page.locator('.hall-card[data-board="b1"] .hall-flags li')
+            expect(flags).to_have_text(
+                [
+                    f"⚠ {said}",
+                    "⚠ A seed that is not part of the game appeared in "
+                    "Player 2, pit 1. Take it out.",
+                ]
+            )
+            page.goto(server.url + "/board/b1")
+            expect(page.locator("#events li").last).to_have_text(f"⚠ {said}")
+            page.goto(server.url + "/?lang=ja")
+            expect(flags.first).to_contain_text("プレイヤー2:種がプレイヤー1のゴールに入りました")
+            page.close()
+    finally:
+        stop_streams(app)

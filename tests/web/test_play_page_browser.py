@@ -342,3 +342,15 @@ def test_a_guided_undo_says_what_the_lit_place_asks(
     link.update(undoing("#56b4e9"))  # sky blue, too few: put them back
     expect(page.locator("#expect")).to_contain_text("put the seeds from your hand into")
     page.context.close()
+
+
+def test_a_replayed_demo_game_says_it_is_one_and_asks_nothing(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    page = open_page(browser, served.url + "/", (1280, 900))
+    expect(page.locator("#expect")).to_contain_text("pick up all the seeds")
+    link.update(lambda s: s["game"].update(phase="show", expected_kind="sow"))  # (show.py)
+    expect(page.locator("#expect")).to_have_text(
+        "Demo: the lights replay a game, seed by seed. Watch where each seed goes."
+    )
+    page.context.close()

@@ -328,6 +328,8 @@
     var n = pos.to_move + 1;
     var places = game.expected || [];
     var where = S.placeList(places, pos.to_move);
+    // Demo mode on a real board (show.py): a game replayed, nothing for anybody to do.
+    if (game.phase === "show") return t("expect_show");
     if (pos.over) return "";
     if (isOpening(status)) return openingExpectation(status);
     if (computersTurn(status) && game.phase === "start" && game.expected_kind === "pickup") {
@@ -459,21 +461,6 @@
     return n === 0 || n === 1;
   }
 
-  /* A flag worded for the player who made the mistake (`flag.player`), else for the player to
-     move: "Player 2: a seed went into Player 1's store...". */
-  function flagText(flag, mover) {
-    var side = isPlayer(flag.player) ? flag.player : mover;
-    var at = S.placeName(flag.at, side);
-    var expected = S.placeList(flag.expected, side);
-    var params = { at: at, expected: expected, kind: flag.kind, detail: flag.detail || "?" };
-    var key = "flag_" + flag.kind;
-    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
-      key = "flag_seed_lost_anywhere";
-    }
-    var text = S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
-    return isPlayer(flag.player) ? t("flag_by", { n: flag.player + 1, text: text }) : text;
-  }
-
   var FIXED_SHOWN = 8; // fixed flags listed in the folded history (the newest)
 
   function flagItem(flag, mover) {
@@ -484,7 +471,7 @@
       "data-player": isPlayer(flag.player) ? String(flag.player) : "",
     });
     item.appendChild(S.el("span", { class: "flag-icon", "aria-hidden": "true" }, flag.active ? "⚠" : "✓"));
-    item.appendChild(S.el("span", { class: "flag-text" }, flagText(flag, mover)));
+    item.appendChild(S.el("span", { class: "flag-text" }, S.flagText(flag, mover)));
     item.appendChild(S.el("span", { class: "flag-state" }, t(flag.active ? "flag_active" : "flag_fixed")));
     return item;
   }

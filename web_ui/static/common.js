@@ -59,6 +59,29 @@
     return S.t("list_or", { a: head, b: names[names.length - 1] });
   };
 
+  function isPlayer(n) {
+    return n === 0 || n === 1;
+  }
+
+  /* A flag worded for the player who made the mistake (`flag.player`), else for the player to
+     move (`mover`; none, as in the hall: from nobody's side): "Player 2: a seed went into
+     Player 1's store...". */
+  S.flagText = function (flag, mover) {
+    var side = isPlayer(flag.player) ? flag.player : mover;
+    var params = {
+      at: S.placeName(flag.at, side),
+      expected: S.placeList(flag.expected, side),
+      kind: flag.kind,
+      detail: flag.detail || "?",
+    };
+    var key = "flag_" + flag.kind;
+    if (flag.kind === "seed_lost" && !(flag.expected && flag.expected.length)) {
+      key = "flag_seed_lost_anywhere";
+    }
+    var text = S.strings[key] !== undefined ? S.t(key, params) : S.t("flag_unknown", params);
+    return isPlayer(flag.player) ? S.t("flag_by", { n: flag.player + 1, text: text }) : text;
+  };
+
   S.placeKey = function (place) {
     return place[0] + "," + place[1];
   };

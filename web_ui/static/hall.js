@@ -90,17 +90,6 @@
     return t("turn", { n: pos.to_move + 1 });
   }
 
-  function flagText(flag) {
-    var params = {
-      at: S.absPlaceName(flag.at),
-      expected: (flag.expected || []).map(S.absPlaceName).join(t("list_sep_places")) || t("place_unknown"),
-      kind: flag.kind,
-      detail: flag.detail || "?",
-    };
-    var key = "flag_" + flag.kind;
-    return S.strings[key] !== undefined ? t(key, params) : t("flag_unknown", params);
-  }
-
   function stateOf(view) {
     if (!view.status) return "unknown";
     return view.online ? "online" : "offline";
@@ -132,7 +121,7 @@
     if (flags.length) {
       var list = S.el("ul", { class: "hall-flags" });
       flags.forEach(function (flag) {
-        list.appendChild(S.el("li", null, "⚠ " + flagText(flag)));
+        list.appendChild(S.el("li", null, "⚠ " + S.flagText(flag)));
       });
       block.appendChild(list);
     }
@@ -185,7 +174,7 @@
   function eventText(event) {
     if (event.event === "move") return t("hall_event_move", { ply: event.ply, n: event.player + 1, pit: event.pit + 1 });
     if (event.event === "undo") return t("hall_event_undo", { moves: event.moves });
-    if (event.event === "flag") return (event.active ? "⚠ " : "✓ ") + flagText(event);
+    if (event.event === "flag") return (event.active ? "⚠ " : "✓ ") + S.flagText(event);
     if (event.event === "record") return t("hall_event_record", { moves: (event.record.moves || []).length });
     return event.event;
   }
