@@ -4,9 +4,11 @@ written."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -295,22 +297,13 @@ def test_a_directory_where_a_data_file_belongs_is_moved_aside_and_the_file_writt
     journal could never be written again (a write_failed flag for ever, every move in memory
     alone). It is moved aside whole, said so, and the game is written as usual."""
     data = tmp_path / "data"
-    first = Board(make_config(data))
-    try:
-        first.ready()
-        first.play(3)
-    finally:
-        first.stop()
-    (data / name).unlink(missing_ok=True)
-    (data / name).mkdir()
-    (data / name / "found.txt").write_text("what the card's repair left")
-    board = Board(make_config(data))
-    try:
-        board.ready()
-        position = board.status()["game"]["position"]
-        row = position["pits"][position["to_move"]]
-        board.play(next(pit for pit, seeds in enumerate(row) if seeds))
-        board.loop.writer.flush()
+
+    def damage(path: Path) -> None:
+        path.unlink(missing_ok=True)
+        path.mkdir()
+        (path / "found.txt").write_text("what the card's repair left")
+
+    with _damaged_then_played(data, name, damage) as board:
         board.run(0.1)
         status = board.status()
         assert write_faults(status) == []
@@ -319,8 +312,6 @@ def test_a_directory_where_a_data_file_belongs_is_moved_aside_and_the_file_writt
         assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
         journal = read_journal(board.loop.journal_path)
         assert journal is not None and len(journal.steps) == len(board.loop.game.steps)
-    finally:
-        board.stop()
 
 
 @pytest.mark.parametrize(
@@ -334,13 +325,24 @@ def test_a_data_file_nested_too_deep_for_the_parser_is_kept_aside_and_play_goes_
     daemon died at every start on such a file (systemd starting it again and again) and the
     page never came up. It is damage like any other: kept aside, said so, and play goes on."""
     data = tmp_path / "data"
+    nested = _damaged_then_played(data, name, lambda path: path.write_text("[" * 100_000 + "\n"))
+    with nested as board:
+        (kept,) = data.glob(f"{name}.damaged-*")
+        assert kept.read_text().startswith("[[[")
+        assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
+
+
+@contextlib.contextmanager
+def _damaged_then_played(data: Path, name: str, damage: Callable[[Path], None]) -> Iterator[Board]:
+    """A game played three moves into `data`, the daemon stopped, the data file `name`
+    damaged, and the daemon started again on it, one more move played and written."""
     first = Board(make_config(data))
     try:
         first.ready()
         first.play(3)
     finally:
         first.stop()
-    (data / name).write_text("[" * 100_000 + "\n")
+    damage(data / name)
     board = Board(make_config(data))
     try:
         board.ready()
@@ -348,8 +350,6 @@ def test_a_data_file_nested_too_deep_for_the_parser_is_kept_aside_and_play_goes_
         row = position["pits"][position["to_move"]]
         board.play(next(pit for pit, seeds in enumerate(row) if seeds))
         board.loop.writer.flush()
-        (kept,) = data.glob(f"{name}.damaged-*")
-        assert kept.read_text().startswith("[[[")
-        assert any(f"the damaged {name} is kept as {kept}" in n for n in board.messages)
+        yield board
     finally:
         board.stop()
