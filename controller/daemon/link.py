@@ -27,6 +27,8 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
                                          # | waiting (the board is weighed before play starts)
                                          # | undoing (a guided undo walks the move back)
                "history": [{"ply": 1, "player": 0, "pit": 3}],
+               "can_undo": true,         # an undo would take a move back (false before the
+                                         # game's first step: `undo` refuses then)
                "record": {"variant": ..., "options": ..., "moves": [...]},  # RULES.md 5
                "turn_timer": {"limit_s": 30.0, "consequence": "warn", "player": 0,
                               "elapsed_s": 3.2, "running": true, "overrun": false},

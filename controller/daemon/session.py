@@ -404,6 +404,14 @@ class GameSession:
         self.over_since = None
         return follower
 
+    def can_undo(self) -> bool:
+        """Would `undo` take anything back (a step played, journaled or not)? It refuses
+        before the game's first step and nowhere else (`_undo_point`)."""
+        referee = self.referee
+        if referee is not None:
+            return self.base + len(referee.steps) > 0
+        return bool(self.game.steps)
+
     def _undo_point(self) -> int:
         follower = self.game.start_follower()
         boundaries = [0]
@@ -492,6 +500,7 @@ class GameSession:
                 {"ply": k, "player": m.player, "pit": m.pit}
                 for k, m in enumerate(follower.completed, start=1)
             ],
+            "can_undo": self.can_undo(),
             "record": self.record(),
             "computer": computer,
             "match": None if self.game.match is None else self.game.match.get_status(),

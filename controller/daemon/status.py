@@ -114,6 +114,7 @@ class GameCore(TypedDict):
     expected_kind: str
     phase: str
     history: list[HistoryEntry]
+    can_undo: bool  # an undo would take a move back (the admin page's Undo is off when not)
     record: dict[str, Any]
     computer: ComputerStatus
     match: MatchStatus | None

@@ -8,6 +8,9 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from controller.daemon.link import CommandError
 from controller.rules import Game, Step, StepFollower, StepKind
 from tests.daemon.conftest import Board, make_config
 
@@ -49,6 +52,28 @@ def truth_and_belief(board: Board) -> tuple[dict[str, Any], dict[str, Any]]:
         {k: truth[k] for k in ("pits", "stores", "hand")},
         {k: belief[k] for k in ("pits", "stores", "hand")},
     )
+
+
+def test_the_status_says_whether_undo_can_run(board: Board) -> None:
+    # The admin page's Undo is disabled by `can_undo` instead of answered with a 409.
+    board.ready()
+    assert board.status()["game"]["can_undo"] is False
+    with pytest.raises(CommandError, match="no move to undo"):
+        board.loop.execute("undo", {})
+    board.loop.execute("sim_move", {"pit": 3})
+    referee = board.loop.referee
+    assert referee is not None
+    board.run_until(lambda: bool(referee.steps))  # (the move under way is taken back too)
+    assert board.status()["game"]["can_undo"] is True
+    board.settle()
+    assert board.status()["game"]["can_undo"] is True
+    board.loop.execute("undo", {})
+    board.run(0.1)
+    assert board.status()["game"]["can_undo"] is False  # (while the hands put it back)
+    board.ready()
+    assert board.status()["game"]["can_undo"] is False
+    with pytest.raises(CommandError, match="no move to undo"):
+        board.loop.execute("undo", {})
 
 
 def test_a_move_with_a_relay_and_a_capture_is_walked_back_step_by_step(tmp_path: Path) -> None:

@@ -43,7 +43,13 @@ FLAG = {
 }
 
 
-def status(board: str, *, flags: list[dict[str, Any]] | None = None, seq: int = 0) -> bytes:
+def status(
+    board: str,
+    *,
+    flags: list[dict[str, Any]] | None = None,
+    faults: list[dict[str, Any]] | None = None,
+    seq: int = 0,
+) -> bytes:
     body = {
         "board": board,
         "seq": seq,
@@ -61,7 +67,12 @@ def status(board: str, *, flags: list[dict[str, Any]] | None = None, seq: int = 
         "flags": flags or [],
         "mode": "play",
         "sim": True,
-        "health": {"state": "playing", "faults": [], "lag_ms_p99": 1.5, "missed_ticks": 0},
+        "health": {
+            "state": "playing",
+            "faults": faults or [],
+            "lag_ms_p99": 1.5,
+            "missed_ticks": 0,
+        },
         "mqtt": {"dropped": 0},
     }
     return json.dumps(body).encode()
@@ -332,6 +343,47 @@ def test_a_flag_in_the_hall_names_the_player_who_made_the_mistake(browser: Brows
             expect(page.locator("#events li").last).to_have_text(f"⚠ {said}")
             page.goto(server.url + "/?lang=ja")
             expect(flags.first).to_contain_text("プレイヤー2:種がプレイヤー1のゴールに入りました")
+            page.close()
+    finally:
+        stop_streams(app)
+
+
+@needs_chromium
+def test_a_boards_faults_in_the_hall_are_in_the_pages_language(browser: Browser) -> None:
+    # (they were "link_fault: Pico: serial link lost" in every language)
+    faults = [
+        {"kind": "link_fault", "part": "link", "detail": "Pico: serial link lost"},
+        {"kind": "write_failed", "part": "game.jsonl", "detail": "No space left on device"},
+    ]
+    hall = Hall()
+    hall.broker(True)
+    hall.receive("sowboard/b1/availability", b"online")
+    hall.receive("sowboard/b1/status", status("b1", faults=faults))
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    try:
+        from web_ui.serve import WebServer
+
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale="en-US")
+            lines = page.locator('.hall-card[data-board="b1"] .hall-fault')
+            page.goto(server.url + "/")
+            expect(lines).to_have_text(
+                [
+                    "⚠ The board's scales cannot be read (Pico: serial link lost). "
+                    "Check the cable.",
+                    "⚠ A file cannot be saved (No space left on device). Is the memory card full?",
+                ]
+            )
+            page.goto(server.url + "/?lang=ja")
+            expect(lines).to_have_text(
+                [
+                    "⚠ 盤のはかりが読めません(Pico: serial link lost)。ケーブルを確かめてください。",
+                    "⚠ ファイルを保存できません(No space left on device)。"
+                    "メモリーカードがいっぱいではありませんか。",
+                ]
+            )
+            page.goto(server.url + "/board/b1")  # (the detail, still in Japanese)
+            expect(page.locator(".hall-fault").first).to_contain_text("盤のはかりが読めません")
             page.close()
     finally:
         stop_streams(app)

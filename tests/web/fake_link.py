@@ -390,6 +390,7 @@ class FakeLink:
             "expected_kind": "none" if over else "pickup",
             "phase": "over" if over else "start",
             "history": copy.deepcopy(self.history),
+            "can_undo": bool(self.moves),  # (as `_cmd_undo` refuses)
             "record": {
                 "variant": self.variant,
                 "options": {"pits": self.pits},

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from controller.daemon.health import LINK_FAULT, WRITE_FAILED
 from controller.physical import MISTAKE_KINDS
 from web_ui import i18n
 
 WEB_UI = Path(__file__).resolve().parents[2] / "web_ui"
 FLAG_KINDS = (*MISTAKE_KINDS, "board_mismatch", "sensor_fault")  # SIMULATION.md "Report"
+HEALTH_KINDS = (LINK_FAULT, WRITE_FAILED)  # the daemon's own parts (the hall words them too)
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 SAME_IN_BOTH = {"app_name", "pin_label", "list_sep_places"}
 
@@ -51,7 +53,7 @@ def test_every_string_the_pages_use_exists() -> None:
 
 
 def test_every_flag_kind_and_mistake_has_words() -> None:
-    for kind in FLAG_KINDS:
+    for kind in (*FLAG_KINDS, *HEALTH_KINDS):
         assert f"flag_{kind}" in i18n.EN
     for kind in MISTAKE_KINDS:
         assert f"mistake_{kind}" in i18n.EN

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Response, expect
 
 from tests.browser import needs_chromium
 from tests.web.conftest import PIN, TEST_CONFIG
@@ -230,6 +230,37 @@ def test_the_admin_form_has_a_field_for_each_option_that_applies(
     page.get_by_label("Seeds in each pit at the start").fill("")
     page.get_by_role("button", name="Start a new game").click()
     expect(page.locator("#admin-result")).to_contain_text("seeds: a whole number is needed")
+    page.context.close()
+
+
+def test_the_admin_undo_is_disabled_while_there_is_nothing_to_undo(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    # (it was enabled, and pressing it got a 409: "there is no move to undo")
+    page = open_page(browser, served.url + "/admin", (1280, 900), live=False)
+    refused: list[str] = []
+
+    def note(response: Response) -> None:
+        if response.status == 409:
+            refused.append(response.url)
+
+    page.on("response", note)
+    page.get_by_label("PIN").fill(PIN)
+    page.get_by_role("button", name="Log in").click()
+    undo = page.get_by_role("button", name="Take back the last move")
+    expect(undo).to_be_disabled()
+    expect(page.locator("#undo-wait")).to_have_text("There is no move to take back yet.")
+    expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+    link.command("sim_move", {"pit": 2})  # a move on the board: the page follows it live
+    expect(undo).to_be_enabled()
+    expect(page.locator("#undo-wait")).to_have_text("")
+    with page.expect_response("**/api/admin/undo") as answer:
+        undo.click()
+    assert answer.value.ok and link.commands[-1] == ("undo", {})
+    expect(undo).to_be_disabled()  # the only move was taken back
+    page.get_by_role("button", name="Log out").click()
+    expect(page.locator("#conn")).to_be_hidden()  # (and its stream closed)
+    assert refused == [] and page.errors == []  # type: ignore[attr-defined]
     page.context.close()
 
 

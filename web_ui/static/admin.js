@@ -7,18 +7,41 @@
   var t = S.t;
   var csrf = null;
   var state = document.getElementById("admin-state");
-  // Nothing here changes with the board, so this page holds no event stream open.
-  document.getElementById("conn").hidden = true;
+  var conn = document.getElementById("conn");
+  // Only the logged-in controls change with the board (Undo): only they hold a stream open.
+  conn.hidden = true;
   if (!state) return;
   var loginForm = document.getElementById("login-form");
   var controls = document.getElementById("admin-controls");
   var result = document.getElementById("admin-result");
+  var undoButton = document.getElementById("undo");
+  var stopListening = null;
+
+  /* Undo is disabled while there is nothing to take back (game.can_undo) rather than
+     answered with a refusal. */
+  function renderUndo(status) {
+    var can = !!(status.game && status.game.can_undo);
+    undoButton.disabled = !can;
+    document.getElementById("undo-wait").textContent = can ? "" : t("undo_nothing");
+  }
+
+  function follow(admin) {
+    conn.hidden = !admin;
+    if (admin && !stopListening) {
+      renderUndo(S.status);
+      stopListening = S.listen(renderUndo);
+    } else if (!admin && stopListening) {
+      stopListening();
+      stopListening = null;
+    }
+  }
 
   function show(admin) {
     state.dataset.admin = admin ? "yes" : "no";
     state.textContent = t(admin ? "logged_in" : "logged_out");
     loginForm.hidden = admin;
     controls.hidden = !admin;
+    follow(admin);
   }
 
   function say(answer) {
@@ -208,7 +231,7 @@
     send("/api/admin/new_game", body);
   });
 
-  document.getElementById("undo").addEventListener("click", function () {
+  undoButton.addEventListener("click", function () {
     send("/api/admin/undo", {});
   });
 

@@ -207,7 +207,8 @@
   };
 
   /* Live updates: Server-Sent Events from /api/events; if they fail, poll /api/state every
-     second and try the event stream again now and then. `onStatus` gets every new snapshot. */
+     second and try the event stream again now and then. `onStatus` gets every new snapshot.
+     Returns a function that stops them (and gives the server its stream slot back). */
   S.listen = function (onStatus) {
     var version = S.status.version;
     var source = null;
@@ -289,6 +290,13 @@
 
     setConn("connecting", "conn_connecting");
     startEvents();
+    return function stop() {
+      stopPolling();
+      clearTimeout(retryTimer);
+      retryTimer = null;
+      if (source) source.close();
+      source = null;
+    };
   };
 
   window.Sowboard = S;

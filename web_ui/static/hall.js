@@ -108,6 +108,12 @@
     });
   }
 
+  /* A fault of the board's own parts (its health: link_fault, write_failed) in the words the
+     board's page gives the flag it raises for it, in the page's language. */
+  function faultText(fault) {
+    return S.flagText({ kind: fault.kind, at: null, expected: [], detail: fault.detail, player: null });
+  }
+
   function boardBlock(view, scale) {
     var block = S.el("div", { class: "hall-board-body" });
     var status = view.status;
@@ -126,7 +132,7 @@
       block.appendChild(list);
     }
     (status.health && status.health.faults || []).forEach(function (fault) {
-      block.appendChild(S.el("p", { class: "hall-fault" }, "⚠ " + fault.kind + ": " + fault.detail));
+      block.appendChild(S.el("p", { class: "hall-fault" }, "⚠ " + faultText(fault)));
     });
     block.appendChild(S.el("p", { class: "hall-facts" }, facts(view)));
     return block;
