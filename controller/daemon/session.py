@@ -304,17 +304,13 @@ class GameSession:
         """Append the referee's new steps; a step it took back is retracted in the journal."""
         referee = self.referee
         assert referee is not None
-        steps = referee.steps
         known = self.steps
-        n = len(known)
-        if n and (len(steps) < n or steps[n - 1] is not known[n - 1]):
-            k = 0
-            while k < min(len(steps), n) and steps[k] is known[k]:
-                k += 1
-            del known[k:]
-            del self.game.steps[self.base + k :]
+        keep, new = referee.changes(len(known))
+        if keep < len(known):
+            del known[keep:]
+            del self.game.steps[self.base + keep :]
             self.parts.writer.append({"type": "retract", "keep": len(self.game.steps)})
-        for recognised in steps[len(known) :]:
+        for recognised in new:
             known.append(recognised)
             self.game.steps.append((recognised.t, recognised.step))
             self.parts.writer.append(step_entry(recognised.t, recognised.step))

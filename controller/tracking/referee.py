@@ -276,6 +276,9 @@ class Referee:
     hold_s: float = 0.25
     rest_check_s: float = 1.0
     steps: list[RecognisedStep] = field(default_factory=list)
+    # steps[:stand] have stood since `changes` was last asked (steps after may be new, or
+    # have replaced steps taken back): the journal is told, it does not compare steps.
+    stand: int = 0
     flags: list[Flag] = field(default_factory=list)
     publications: int = 0  # how often the expected places changed (a change counter)
 
@@ -473,18 +476,29 @@ class Referee:
 
     def adopt(self, other: Referee) -> None:
         """Take on the state of `other`, a snapshot that replayed the same frames another way
-        (see orders.py). Whoever holds this referee sees the change as steps taken back and
-        others taken, and the next places are published again."""
+        (see orders.py). Whoever holds this referee is told the steps after the first that
+        differs as taken back (`changes`), and the next places are published again."""
         orders, publications, explaining = self.orders, self.publications, self.explaining
-        # The steps both took alike stay the same objects (the daemon's journal tells steps
-        # taken back by identity).
-        for k, (mine, theirs) in enumerate(zip(self.steps, other.steps, strict=False)):
-            if mine != theirs:
-                break
-            other.steps[k] = mine
+        alike = next(
+            (k for k, (a, b) in enumerate(zip(self.steps, other.steps, strict=False)) if a != b),
+            min(len(self.steps), len(other.steps)),
+        )
+        stand = min(self.stand, alike)
         self.__dict__.update(vars(other))
-        self.orders, self.explaining = orders, explaining
+        self.orders, self.explaining, self.stand = orders, explaining, stand
         self.publications = max(publications, other.publications) + 1
+
+    def changes(self, known: int) -> tuple[int, list[RecognisedStep]]:
+        """Asked by whoever journals the steps, holding the first `known` of them: how many of
+        those still stand (the rest were taken back: a guess undone, another order or the
+        cups' explanation taken), and the steps after them, to journal."""
+        keep = min(known, self.stand, len(self.steps))
+        self.stand = len(self.steps)
+        return keep, self.steps[keep:]
+
+    def _took_back(self, keep: int) -> None:
+        """Only the first `keep` steps stand since `changes` was last asked."""
+        self.stand = min(self.stand, keep)
 
     # -- early landings -------------------------------------------------------------------------
 
@@ -1438,6 +1452,7 @@ class Referee:
             return False  # what landed was weighed: the same weight must leave
         self.game = before.copy()  # (a guess taken early may share it)
         self.steps.pop()
+        self._took_back(len(self.steps))
         self.last_sow = None
         if extra:
             self._unstray(cell, extra, pending.last_t)
@@ -1965,6 +1980,7 @@ class Referee:
             earlier, later = steps[:at], steps[at + 1 :]
         self.game = tentative.before
         self.steps = earlier
+        self._took_back(len(earlier))
         for recognised in later:
             if self.game.feed(recognised.step).accepted:
                 self.steps.append(recognised)
@@ -2274,6 +2290,7 @@ class Referee:
         changed = kept < len(since) or kept < len(found.steps)
         self.explained_again += changed
         del self.steps[anchor.steps + kept :]
+        self._took_back(anchor.steps + kept)
         self.steps.extend(RecognisedStep(t, step) for step in found.steps[kept:])
         carried = self._carried_over(found.game, unread, t)
         self.game = found.game.copy()

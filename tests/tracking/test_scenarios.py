@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from controller.rules import Game, Place, Step, StepKind
-from controller.sim import load_scenario, parse_scenario
+from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.simulate import report, run_simulation
 from controller.tracking.orders import OrderSearch
-from controller.tracking.referee import Referee
+from controller.tracking.referee import RecognisedStep, Referee
+from controller.tracking.session import start_referee
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -495,6 +496,46 @@ def test_a_finger_weighing_one_seed_on_the_next_cup_is_taken_back_when_it_lifts(
     assert steps == [("pickup", [0, 2]), ("sow", [0, 3]), ("sow", [0, 4]), ("sow", [0, 5])]
     assert steps[2] == ("sow", [0, 4]) and result["steps"][2]["t"] > 4.3
     _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_the_journal_is_told_which_steps_were_taken_back(rate: int) -> None:
+    """The sow guessed on that press is undone when it lifts. Whoever journals the steps is
+    told so by `Referee.changes` (how many of its steps still stand), not left to compare
+    step objects: a journal kept from those answers alone takes back that sow."""
+    scenario = parse_scenario(_press_on_the_next_cup(rate, 5.4), "press")
+    journal, taken_back, referee = _journal_from_changes(scenario)
+    assert [str(r.step) for r in taken_back] == ["sow([0, 4]) by 0"]
+    assert journal == referee.steps
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.json")), ids=lambda p: p.stem)
+def test_a_journal_kept_from_the_referees_changes_ends_with_its_steps(path: Path) -> None:
+    """Every scenario: guesses undone, whose seed came first answered again (orders.py), the
+    cups' explanation taken, and the journal told each time which steps still stand. (Without
+    those answers, a guess undone and a step taken in one frame, or another order adopted,
+    left twelve of these journals other than the referee's steps.)"""
+    journal, _, referee = _journal_from_changes(load_scenario(path))
+    assert [(r.t, r.step) for r in journal] == [(r.t, r.step) for r in referee.steps]
+
+
+def _journal_from_changes(
+    scenario: Any,
+) -> tuple[list[RecognisedStep], list[RecognisedStep], Referee]:
+    """The referee over a scenario's frames, a journal kept as the daemon keeps it: after
+    each frame, `changes` says how many of its steps stand and which come after."""
+    simulation = build_simulation(scenario)
+    world, source = simulation.world, simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    journal: list[RecognisedStep] = []
+    taken_back: list[RecognisedStep] = []
+    while (frame := source.read(None)) is not None:
+        referee.process(frame)
+        keep, new = referee.changes(len(journal))
+        taken_back += journal[keep:]
+        journal[keep:] = new
+    return journal, taken_back, referee
 
 
 @pytest.mark.parametrize("rate", [80, 10])
