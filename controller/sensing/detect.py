@@ -490,6 +490,11 @@ class BoardDetector:
         self.calibration[cell] = (offset + detector.rest * scale, scale)
         detector.set_rest(0.0)
 
+    def set_onset(self, seeds: float) -> None:
+        """Start a movement at `seeds` seeds from now on (or 6 sigma of noise)."""
+        for cell in self.cells:
+            cell.onset_g = max(seeds * cell.seed_g, 6 * cell.noise_g)
+
     def mark(self) -> None:
         """Mark every cell (see `CellDetector.low_g`)."""
         for cell in self.cells:
