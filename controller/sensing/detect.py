@@ -35,6 +35,9 @@ from dataclasses import dataclass
 
 SETTLE_STEPS = 4  # an HX711 reading follows a step completely on the 4th sample after it
 RAMP_MAX_SEEDS = 3.5  # changes up to this many seeds may settle on their ramp (10 SPS)
+# A cell whose samples jump back (see `CellDetector.jumps`) this often is too noisy: random
+# noise turns back in two jumps of three, a hand's load once in a ramp of several.
+NOISY_SHARE = 0.4
 # Readings after an early settle within which three must agree to re-take the level.
 REFINE_MAX = 2 * SETTLE_STEPS
 
@@ -151,12 +154,15 @@ class CellDetector:
         self.glitches = 0
         self.samples = 0
         self.tracked_g = 0.0  # how far the rest level has followed drift (for accounts)
-        # Whether each of the last samples (a second, or 3 s at 10 SPS) jumped by a third of a
-        # seed: a landing or a lift does that for a few samples, a failing cell or loose wire
-        # for nearly all of them.
+        # Whether each of the last samples (a second, or 3 s at 10 SPS) jumped back by a third
+        # of a seed, against the jump before it: a failing cell or a loose wire reads up and
+        # down (two in three of its jumps turn back), a landing or a lift turns back once, and
+        # so do hands' loads, however long they ramp (a forearm and a palm on one cup for 3 s
+        # at 10 SPS jumped in most samples, one way, and were called noise).
         self.jumps: deque[bool] = deque(maxlen=max(30, int(rate_sps)))
         self.jumped = 0  # how many of `jumps` are True (counted as they come: read every frame)
-        # Nearly all recent samples jumped: the cell is too noisy to weigh seeds.
+        self.rising = False  # the direction of the last jump
+        # Many recent samples jumped back: the cell is too noisy to weigh seeds.
         self.noisy = False
         self.jump_g = seed_g / 3
 
@@ -197,9 +203,12 @@ class CellDetector:
         if full:
             self.jumped -= jumps[0]
         jumped = abs(grams - last) > self.jump_g
+        if jumped:
+            rising = grams > last
+            jumped, self.rising = rising != self.rising, rising
         jumps.append(jumped)
         self.jumped += jumped
-        self.noisy = full and 5 * self.jumped > 4 * len(jumps)
+        self.noisy = full and NOISY_SHARE * len(jumps) < self.jumped
         held = self._held
         rest = self.rest
         if held is None and not self.active and self.refine is None and rest is not None:

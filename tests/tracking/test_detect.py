@@ -238,3 +238,18 @@ def test_at_ten_samples_per_second_a_palm_settling_slowly_is_weighed_whole() -> 
     assert settled[0].change_g < 9.0  # settled early, on the ramp
     assert abs(sum(e.change_g for e in settled) - (75.69 - 65.6)) < 0.2
     assert abs(detector.tracked_g) < 0.05  # (reported as changes, not followed quietly)
+
+
+def test_a_hands_load_ramping_for_seconds_is_no_noise() -> None:
+    """A forearm and a palm settling and lifting on one cup at 10 SPS move its reading by more
+    than a third of a seed in most samples for seconds, but one way at a time: no failing
+    cell, whose readings jump up and down (bench humans game 332 flagged one as too noisy)."""
+    detector = CellDetector(rate_sps=10, seed_g=5.4, noise_g=0.02)
+    loads = [30.0] * 10 + [30.0 + 25.0 * k for k in range(1, 16)]  # a forearm leaning on
+    loads += [405.0 - 20.0 * k for k in range(1, 16)] + [105.0] * 10  # lifting part way
+    for k, grams in enumerate(noisy(loads)):
+        detector.update(k * 0.1, grams)
+        assert not detector.noisy
+    for k, grams in enumerate(noisy([105.0 + 20.0 * (-1) ** k for k in range(40)]), 50):
+        detector.update(k * 0.1, grams)  # a loose wire: up and down
+    assert detector.noisy
