@@ -426,6 +426,11 @@ class Referee:
                 pending.high_g = max(pending.high_g, high)
                 pending.net_g += event.change_g
                 pending.level_g = event.level_g
+                if pending.resting:
+                    # A weight waited for as a hand resting changed again (a forearm leaned
+                    # on the cup a palm rests on): hands, not seeds, and REST_MAX_S counts
+                    # from now, when it is judged again.
+                    pending.patience_until = 0.0
         return settled
 
     def _moved(self, event: Event) -> None:

@@ -854,3 +854,37 @@ def test_a_palm_lifted_off_the_cup_about_to_be_sown_is_no_pickup_of_it() -> None
     steps = [(s["step"], s["at"]) for s in result["steps"]]
     assert steps[-3:] == [("pickup", [1, 5]), ("sow", [1, "store"]), ("sow", [0, 0])]
     _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_forearm_on_a_cup_a_palm_rests_on_is_waited_for_from_when_it_came(rate: int) -> None:
+    """A palm rests on a cup for 10 s and, a second before it lifts, a forearm leans on that
+    cup and its neighbours for 7 s (bench humans games 89 and 375). The cup's weight changed
+    again when the forearm came: it is waited for as a hand from then, not called a foreign
+    seed once 12 s have passed since the palm came."""
+    scenario = parse_scenario(
+        {
+            "variant": "kalah",
+            "sensors": {"random_seed": 5, "rate_sps": rate},
+            "actions": [
+                {"t": 1.0, "action": "rest", "at": [0, 3], "g": 60.0, "dur": 10.0},
+                {
+                    "t": 9.0,
+                    "action": "lean",
+                    "at": [[0, 2], [0, 3], [0, 4]],
+                    "g": 400.0,
+                    "dur": 7.0,
+                },
+                {"t": 18.0, "action": "grab", "at": [0, 0]},
+                {"t": 18.6, "action": "drop", "at": [0, 1]},
+                {"t": 19.1, "action": "drop", "at": [0, 2]},
+                {"t": 19.6, "action": "drop", "at": [0, 3]},
+            ],
+        },
+        "palm and forearm",
+    )
+    simulation, referee = run_simulation(scenario)
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
+    _same_as_truth(result)
