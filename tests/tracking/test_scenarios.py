@@ -888,3 +888,32 @@ def test_a_forearm_on_a_cup_a_palm_rests_on_is_waited_for_from_when_it_came(rate
     assert result["flags"] == []
     assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
     _same_as_truth(result)
+
+
+def test_a_finger_of_two_seeds_weight_on_the_cup_just_sown_is_no_seed() -> None:
+    """80 SPS, natural seeds: a move ends, and 0.4 s later a finger of 10.2 g (two seeds'
+    weight, or one heavy seed's) rests on the cup its last seed fell in, for 2.6 s, while the
+    other player plays (bench humans game 311). It settled on the cup without a strike, as a
+    finger does and seeds do not: no foreign seed, no wrong pit."""
+    scenario = parse_scenario(
+        {
+            "variant": "kalah",
+            "sensors": {"random_seed": 5, "rate_sps": 80, "seed_cv": 0.15},
+            "actions": [
+                {"t": 1.0, "action": "grab", "at": [0, 4]},
+                {"t": 1.6, "action": "drop", "at": [0, 5]},
+                {"t": 2.1, "action": "drop", "at": [0, "store"]},
+                {"t": 2.6, "action": "drop", "at": [1, 0]},
+                {"t": 3.0, "action": "rest", "at": [1, 0], "g": 10.2, "dur": 2.6, "ramp_s": 0.26},
+                {"t": 4.0, "action": "grab", "at": [1, 2], "hand": 1},
+                {"t": 4.6, "action": "drop", "at": [1, 3], "hand": 1},
+                {"t": 5.1, "action": "drop", "at": [1, 4], "hand": 1},
+            ],
+        },
+        "finger",
+    )
+    simulation, referee = run_simulation(scenario)
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert len(result["steps"]) == 7
+    _same_as_truth(result)
