@@ -548,8 +548,7 @@ class Referee:
             if due.kind is StepKind.SOW:
                 if (
                     detector.rise > self.early_sow_g
-                    and self._after_last_seed(cell, due.player)
-                    and self._not_an_arm(cell, due.player)
+                    and self._rising_seed(cell, due.player)
                     and not self._lift_due(due.at)
                     and not self._start_grab_pressing(due.at, detector.peak)
                 ):
@@ -585,22 +584,16 @@ class Referee:
             and not self._due_at(due.at, *TAKES)
         )
 
-    def _after_last_seed(self, cell: int, player: int) -> bool:
-        """Did the cup begin to move after `player`'s last seed fell, or has it risen by a
-        landing's first samples from its lowest reading since the last seed was taken?
-        (Fingers brushing the next cup, or a palm lifting off it, before the last seed fell
-        start its movement early; the seed is the rise after.)"""
-        if self.detector.cells[cell].onset_t >= self._last_fell(player):
-            return True
-        return self.detector.cells[cell].risen_g > self.early_sow_g
-
-    def _not_an_arm(self, cell: int, player: int) -> bool:
-        """Has the cup read no more than a seed's ring and a grab's press above its level
-        (`_arm_g`, see `_arms_undone`) since it began to move, or, if it began before the
-        hand's last seed fell (a palm lifted off since), does it read no more now?"""
+    def _rising_seed(self, cell: int, player: int) -> bool:
+        """May the cup's rise be `player`'s next seed landing? If the cup began to move after
+        that hand's last seed fell: unless it has read more than a seed's ring and a grab's
+        press together since (`_arm_g`, see `_arms_undone`). If before (fingers brushing it, a
+        palm lifting off it): only a rise of a landing's first samples from its lowest reading
+        since the last step, the cup reading no more than that now."""
         detector = self.detector.cells[cell]
-        moved_before = detector.onset_t < self._last_fell(player)
-        return (detector.rise if moved_before else detector.peak) <= self._arm_g()
+        if detector.onset_t >= self._last_fell(player):
+            return detector.peak <= self._arm_g()
+        return detector.risen_g > self.early_sow_g and detector.rise <= self._arm_g()
 
     def _last_fell(self, player: int) -> float:
         """When `player`'s last seed taken fell, less one reading: a hand drops its seeds one
@@ -2424,7 +2417,7 @@ class Referee:
 
     def _publish(self, t: float, steps_before: int | None = None) -> None:
         if steps_before is not None and len(self.steps) != steps_before:
-            self.detector.mark()  # (a step taken: `_after_last_seed` looks from here)
+            self.detector.mark()  # (a step taken: `_rising_seed` looks from here)
         expected = self._expected_places()
         if expected != self._last_expected:
             self._last_expected = expected

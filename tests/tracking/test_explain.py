@@ -227,7 +227,7 @@ def test_what_people_did_is_followed_without_a_flag(name: str) -> None:
 # (0.3 s, where a step's ramp is over in 4 samples) was weighed at its early level only, 0.2 of
 # a seed light, and so passed for one seed; the detector now weighs the rest of it (`_refine`).
 # Nor does the brush before a capture (57): the seed that fell in while the brushed cup still
-# moved is now taken on its rise from the brush's trough (`Referee._after_last_seed`), in turn.
+# moved is now taken on its rise from the brush's trough (`Referee._rising_seed`), in turn.
 NEED_EXPLAINING = tuple(
     name
     for name in HUMAN_CASES
