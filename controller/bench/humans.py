@@ -12,7 +12,8 @@ least one (at a random move from 1 to 6). Scores:
 
 - `exact_final`: at the end the referee's belief equals the truth and the game is over;
 - `false_flags`: every flag of a clean game, and every flag of a game with mistakes that is not
-  at a mistake's place within FLAG_SPAN_S after it;
+  at a mistake's place within FLAG_SPAN_S after it (after the first seed after it, for a seed
+  lost off the board: until then the board cannot show it);
 - `mistakes_flagged`: mistakes with a flag of their kind at their place within 0.5 s at 80 SPS
   and 1.0 s at 10 SPS (of the first seed after it, for a seed lost off the board);
 - `flag_delay_ms_*`: mistake to its flag, over the mistakes flagged within FLAG_SPAN_S (a flag
@@ -47,7 +48,7 @@ from controller.stats import percentile
 from controller.tracking.referee import Flag
 from controller.tracking.session import latencies_ms
 
-from .tracking import ends_exact, flag_delay, run_referee
+from .tracking import ends_exact, flag_delay, run_referee, seen_from
 
 PRESETS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("congkak", {"pits": 7}),
@@ -146,7 +147,7 @@ def play_game(
         rate=rate,
         exact=ends_exact(simulation, referee),
         flags=[f.to_json() for f in referee.flags],
-        false_flags=_false_flags(referee.flags, player.mistakes),
+        false_flags=_false_flags(referee.flags, player.mistakes, world.landings),
         mistakes=list(player.mistakes),
         flagged=sum(1 for d in delays if d is not None and d <= window),
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
@@ -157,12 +158,14 @@ def play_game(
     )
 
 
-def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake]) -> int:
-    """Flags at no mistake's place, or long after it (FLAG_SPAN_S)."""
+def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake], landings: list[Any]) -> int:
+    """Flags at no mistake's place, or long after the board could first show it
+    (FLAG_SPAN_S, see `seen_from`)."""
+    shown = [(Place(*m.at), m.t, seen_from(m, landings)) for m in mistakes]
 
     def explained(flag: Flag) -> bool:
         return any(
-            flag.at == Place(*m.at) and m.t - 0.05 <= flag.t <= m.t + FLAG_SPAN_S for m in mistakes
+            at == flag.at and t - 0.05 <= flag.t <= seen + FLAG_SPAN_S for at, t, seen in shown
         )
 
     return sum(1 for flag in flags if not explained(flag))

@@ -136,13 +136,20 @@ def ends_exact(simulation: Simulation, referee: Referee) -> bool:
     return exact and belief["over"] and belief["to_move"] is None
 
 
+def seen_from(mistake: InjectedMistake, landings: list[Any]) -> float:
+    """When the board can first show the mistake: when it is made, but a seed lost off the
+    board, which shows only when the next seed lands where the lost one belonged (a child may
+    pause ten seconds, seeds in hand, before sowing on)."""
+    if mistake.kind != "seed_lost":
+        return mistake.t
+    later = [landing.t for landing in landings if landing.t > mistake.t]
+    return min(later) if later else mistake.t
+
+
 def flag_delay(mistake: InjectedMistake, referee: Referee, landings: list[Any]) -> float | None:
     """Seconds from the mistake to the first flag of its kind at its place being shown
     (None: none)."""
-    start = mistake.t
-    if mistake.kind == "seed_lost":
-        later = [landing.t for landing in landings if landing.t > mistake.t]
-        start = min(later) if later else mistake.t
+    start = seen_from(mistake, landings)
     for flag in referee.flags:
         shown = flag.t if flag.shown_t is None else flag.shown_t
         if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and shown >= start - 0.05:

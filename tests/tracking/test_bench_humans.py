@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import pytest
 
@@ -26,8 +27,19 @@ def test_a_flag_counts_as_false_unless_a_mistake_at_its_place_came_just_before()
         _flag("foreign_seed", Place(1, 4), 10.3),  # elsewhere
         _flag("wrong_pit", Place(0, 2), 10.0 + humans.FLAG_SPAN_S + 1),  # long after
     ]
-    assert humans._false_flags(flags, [mistake]) == 2
-    assert humans._false_flags(flags, []) == 4
+    assert humans._false_flags(flags, [mistake], []) == 2
+    assert humans._false_flags(flags, [], []) == 4
+
+
+def test_a_seed_lost_is_flagged_in_time_from_the_next_seed_after_a_pause() -> None:
+    # A child lost a seed for [0, 2] at 10 s, paused 9 s with seeds in hand, and sowed the
+    # next one at 19 s: only then can the board show the loss, and its flag at 19.2 s is the
+    # mistake's (not a false flag), within the window.
+    mistake = InjectedMistake("seed_lost", 10.0, Place(0, 2), 0, Place(0, 2))
+    landings = [SimpleNamespace(t=9.0), SimpleNamespace(t=19.0)]
+    flag = _flag("seed_lost", Place(0, 2), 19.2)
+    assert humans._false_flags([flag], [mistake], landings) == 0
+    assert humans._false_flags([flag], [mistake], []) == 1  # (timed from the loss itself)
 
 
 @pytest.fixture
