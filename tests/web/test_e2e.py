@@ -372,8 +372,11 @@ def test_the_page_says_which_pit_the_computer_plays_and_shows_the_hint(
     link.update(lambda s: s["game"]["computer"].update(thinking=False, move=4))
     expect(page.locator("#expect")).to_contain_text("The computer plays pit 5")
 
-    page.get_by_role("button", name="Hint").click()
-    # (the fake link publishes its own snapshot after a command: the move is set again)
+    # The hint is set once the page's request has reached the link: the fake link publishes a
+    # snapshot of its own after a command, which would wipe a hint set before it.
+    with page.expect_response("**/api/hint") as answer:
+        page.get_by_role("button", name="Hint").click()
+    assert answer.value.ok
     link.update(lambda s: s["game"]["computer"].update(hint=4, move=4))
     expect(page.locator("#hint-text")).to_have_text("Hint: pit 5")
     assert link.commands[-1] == ("hint", {})
