@@ -1913,15 +1913,21 @@ class Referee:
 
     def _stray_moved_first(self, pending: Pending) -> bool:
         """Did a cup with a stray start moving before this change began? Then the stray is
-        being taken back (perhaps into this cup). A stray cup that only starts moving after
-        is the hand going on (a spare in the gap, then the last seed's capture)."""
+        being taken back (perhaps into this cup), unless the cup now bears a finger's weight
+        more (FINGER_SEEDS): a hand resting on the seed just sown there (a child's fingers stay
+        on it while the spare goes in). A stray cup that only starts moving after is the hand
+        going on (a spare in the gap, then the last seed's capture)."""
         began = pending.onset_t
         for cell in self.strays:
             detector = self.detector.cells[cell]
             waiting = self.pending.get(cell)
-            if waiting is not None and waiting.onset_t < began:
-                return True
-            if detector.active and detector.onset_t < began:
+            first = waiting is not None and waiting.onset_t < began
+            if not (first or (detector.active and detector.onset_t < began)):
+                continue
+            change_g = (waiting.net_g if waiting else 0.0) + (
+                detector.rise if detector.active else 0.0
+            )
+            if change_g < FINGER_SEEDS * self.seed_g:
                 return True
         return False
 

@@ -1,0 +1,37 @@
+"""Hands resting on the board while they sow (issue 12): bench humans games cut after the case.
+
+Each file is the physical script of a `sowboard bench humans` game (its own earlier mistakes
+included) that the referee misjudged: a finger's weight taken for seeds, a finger on the cup
+just sown taken for the hand taking its stray seed back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from controller.sim import load_scenario
+from controller.simulate import report, run_simulation
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def _run(name: str) -> dict[str, Any]:
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    result = report(simulation, referee)
+    for key in ("pits", "stores", "hand"):
+        assert result["belief"][key] == result["truth"][key]
+    return result
+
+
+def test_a_seed_lost_while_a_finger_rests_on_the_next_cup_is_flagged_lost() -> None:
+    # Oware at 10 SPS (bench game 42): the seed for [0, 2] falls off the board at 268.0 s, the
+    # next lands in [0, 3] at 270.1 s, a finger (15.5 g) rests on it for 5.6 s, and a spare
+    # goes into [0, 2] at 271.1 s. The finger made [0, 3] move before the spare: taken for the
+    # hand taking its stray back, the flag stayed `wrong_pit` at [0, 3] until the finger went.
+    # A cup that moved first but bears a finger's weight more has not been emptied: the seed
+    # was lost at [0, 2], and the spare puts it right at once.
+    result = _run("humans_oware_10sps_seed_lost_finger_on_the_next_cup")
+    flags = [f for f in result["flags"] if 269.0 <= f["t"] <= 279.0]
+    assert [(f["kind"], f["at"]) for f in flags] == [("seed_lost", [0, 2])]
+    assert flags[0]["resolved_t"] < 272.0
