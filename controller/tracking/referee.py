@@ -608,17 +608,25 @@ class Referee:
             return detector.peak <= self._arm_g()
         return detector.risen_g > self.early_sow_g and detector.rise <= self._arm_g()
 
-    def _last_fell(self, player: int) -> float:
-        """When `player`'s last seed taken fell, less one reading: a hand drops its seeds one
-        after the other, so a cup that began to move before that (a forearm leaning on the
-        next cups) is not its next seed."""
-        for recognised in reversed(self.steps):
+    def _last_fell(self, player: int, before: int | None = None) -> float:
+        """When `player`'s last seed taken fell (of the steps before the `before`th), less one
+        reading: a hand drops its seeds one after the other, so a cup that began to move
+        before that (a forearm leaning on the next cups) is not its next seed."""
+        for recognised in reversed(self.steps[:before]):
             if recognised.step.player != player or recognised.step.kind is not StepKind.SOW:
                 continue
             if recognised.fell is None:
                 break
             return recognised.fell - 1.0 / self.detector.cells[0].rate_sps
         return -math.inf
+
+    def _taken_at(self, tentative: Tentative) -> int | None:
+        """Where in the steps the landing guessed on the rise is (None: not there): the
+        latest step like it (a copy of the referee has copies of the steps, see `snapshot`)."""
+        for k in range(len(self.steps) - 1, -1, -1):
+            if self.steps[k].step == tentative.step:
+                return k
+        return None
 
     def _lift_due(self, place: Place) -> bool:
         """Must the other hand lift this pit (a relay or capture, in a simultaneous opening)?
@@ -776,16 +784,24 @@ class Referee:
         hands = len(self.game.active_players())
         if n >= max(1, hands) - 1 + self.seeds.two_at():
             return REST_MAX_S
-        if n >= FINGER_SEEDS and not self._struck(pending):
+        if n >= FINGER_SEEDS and not self._let_go(pending, self._sowing_player()):
             return REST_MAX_S  # (a finger settles on the cup, seeds strike it)
         return 0.0 if self.seeds.whole(n) else PATIENCE_S
 
-    def _struck(self, pending: Pending) -> bool:
-        """Did the weight strike the cup as it came? Seeds let go of or dropped do: at 80 SPS
+    def _let_go(self, pending: Pending, player: int | None) -> bool:
+        """May the weight be seeds `player`'s hand let go of? Seeds strike the cup: at 80 SPS
         the reading overshoots their weight by LET_GO_RING at least, where a palm or a finger
-        settles within 1 % of it. (At 10 SPS a reading averages the ring away: yes.)"""
+        settles within 1 % of it (at 10 SPS a reading averages the ring away). And they fall
+        after the hand's last seed (`_after_last_seed`)."""
         peak_g = pending.high_g - (pending.level_g - pending.net_g)
-        return self.detector.slow or peak_g >= (1 + LET_GO_RING) * pending.net_g
+        struck = self.detector.slow or peak_g >= (1 + LET_GO_RING) * pending.net_g
+        return struck and (player is None or self._after_last_seed(pending, player))
+
+    def _after_last_seed(self, pending: Pending, player: int, before: int | None = None) -> bool:
+        """Did the cup begin to move after `player`'s last seed fell (of its steps before the
+        `before`th)? A weight that came before it is no seed of that hand: a finger resting on
+        the next cup while the hand sowed this one (10 g, two seeds' weight)."""
+        return pending.onset_t >= self._last_fell(player, before)
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
@@ -800,9 +816,9 @@ class Referee:
         n = self.seeds.count(pending.net_g)
         if not self.seeds.whole(n):
             return False  # (what no number of seeds weighs: a hand, however long it rests)
-        if not self._struck(pending):
-            return False  # it settled on the cup without a strike: a palm, not seeds let go
         k = _count(n)
+        if not self._let_go(pending, self._sowing_player()):
+            return False  # it settled on the cup without a strike, or too soon: a palm
         players = {p for p, hand in enumerate(self.game.hands) if hand.seeds == k}
         waited = self.now - pending.onset_t
         if any(waited < HAND_STOPPED_INTERVALS * self._interval(p) for p in players):
@@ -1009,6 +1025,8 @@ class Referee:
             if landed == 2 and self.seeds.whole(n):
                 if not self._due_at(place, StepKind.SOW) and self._other_hand_coming(place, player):
                     return False  # the other hand's seed: taken once the cups before settle
+                if not self._after_last_seed(pending, player, self._taken_at(self.tentative[cell])):
+                    return False  # a hand resting, its weight two seeds': judged late
                 # Two seeds where one was due: flag it now. (More is left to the late
                 # judgement: a hand pressing on the cup to pick it up weighs 4-11 seeds.)
                 del self.tentative[cell]
@@ -1088,7 +1106,7 @@ class Referee:
         if (
             self.seeds.one(n)
             and pending.held  # (judged again once it has held: `follow`)
-            and (n < FINGER_SEEDS or self._struck(pending))  # (a finger: 10 g and more)
+            and (n < FINGER_SEEDS or self._let_go(pending, self._sowing_player()))  # (a finger)
             and (self._sowing_player() is not None or self._foreign_seed_now(cell, n))
             and not self._expected_place_moving(cell)  # the step before may not have settled
         ):

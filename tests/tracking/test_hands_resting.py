@@ -24,6 +24,15 @@ def _run(name: str) -> dict[str, Any]:
     return result
 
 
+def test_a_finger_on_the_cup_after_next_is_no_seed() -> None:
+    # Oware at 10 SPS (bench game 18): the hand sows [1, 3] at 161.76 s while a finger of
+    # 10.5 g (two seeds' weight) has rested on [1, 4] since 161.53 s. The cup began to move
+    # before the hand's seed fell next door, so its weight is no seed of that hand: no
+    # `extra_seed` there, and the seed that does fall into [1, 4] at 162.26 s is the step.
+    result = _run("humans_oware_10sps_finger_on_the_cup_after_next")
+    assert [f for f in result["flags"] if 160.5 <= f["t"] <= 163.0] == []
+
+
 def test_a_seed_lost_while_a_finger_rests_on_the_next_cup_is_flagged_lost() -> None:
     # Oware at 10 SPS (bench game 42): the seed for [0, 2] falls off the board at 268.0 s, the
     # next lands in [0, 3] at 270.1 s, a finger (15.5 g) rests on it for 5.6 s, and a spare
