@@ -329,6 +329,7 @@ class SimWorld:
         # Events: (time, order, function, argument).
         self._events: list[tuple[float, int, Callable[[Any], None], Any]] = []
         self._order = 0
+        self._loaded_k = 0  # the sample at which a cell's load last changed (see `still`)
         self.end_time = SETTLE_TAIL_S
         self.default_hand = 0
         self._lock = threading.Lock()
@@ -419,6 +420,15 @@ class SimWorld:
     def finished(self) -> bool:
         """True once the next sample would come after `end_time`."""
         return (self._k + 1) * self.period > self.end_time
+
+    @property
+    def still(self) -> bool:
+        """Nothing on the board moves: no action to come, no ring or touch dying away, and
+        the converter's last SETTLE_SAMPLES instants all weigh the load as it stands. Until the
+        next action the cells read the same, noise, creep and drift aside."""
+        return (
+            not self._events and not self._transients and self._k - self._loaded_k >= SETTLE_SAMPLES
+        )
 
     # -- performing actions ---------------------------------------------------------------------
 
@@ -564,6 +574,7 @@ class SimWorld:
         cell, grams = arg
         self._mass[cell] += grams
         self._static[cell] += grams
+        self._loaded_k = self._k
 
     # -- the converter --------------------------------------------------------------------------
 

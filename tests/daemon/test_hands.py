@@ -1,8 +1,9 @@
 """The simulated board's virtual hands on a loop that falls behind (hands.py).
 
-A busy Pi at speed 50 falls more than a second behind now and then, and the feed then skips
-simulated time (feed.MAX_CATCH_UP_S). These tests drive the loop with a wall clock of their
-own that stalls on purpose.
+A busy Pi at speed 50 falls more than a second behind now and then. The feed then gives the
+loop every frame of the move under way and skips simulated time once the board is still, or
+at once when the loop is very far behind (feed.MAX_CATCH_UP_S, MAX_BEHIND_S). These tests drive
+the loop with a wall clock of their own that stalls on purpose.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 from pathlib import Path
 
 from controller.daemon.loop import DEMO_STILL_NEW_GAME_S, BoardLoop
+from controller.rules import StepKind
+from controller.sim.world import GRAB_LIFT_S
 
 from .conftest import Board, make_config
 
@@ -85,6 +88,49 @@ def test_a_loop_that_falls_behind_mid_move_does_not_start_another_move_over_it(
         assert len(loop.game.steps) > 20
     finally:
         loop.writer.close()
+
+
+def visitor_plays_pit_3(tmp_path: Path, stall_while_carried: bool) -> BoardLoop:
+    """tests/daemon/test_web_link.py's visitor's move (congkak, speed 20), played to the end;
+    with `stall_while_carried`, the loop is 0.1 s (2 simulated s) late while the hand carries
+    the move's capture to the store, the seed lifted out of its cup."""
+    clock = StallingClock()
+    loop = BoardLoop(make_config(tmp_path), speed=20.0, out=lambda _text: None, clock=clock)
+    assert loop.sim is not None
+    loop.sim.wake = clock  # type: ignore[assignment]
+    loop.link.wake = clock.set
+    world = loop.sim.world
+
+    def between_moves() -> bool:
+        referee = loop.referee
+        return referee is not None and loop.now >= loop.busy_until and referee.phase() == "start"
+
+    iterate_until(loop, clock, between_moves, 10.0)
+    loop.execute("sim_move", {"pit": 3})
+    if stall_while_carried:
+        iterate_until(loop, clock, lambda: any(world.carried), 10.0)
+        lifted = world.now + GRAB_LIFT_S  # (the seeds leave the cup over this time)
+        iterate_until(loop, clock, lambda: world.now > lifted, 1.0)
+        assert any(world.carried)  # (in the air: MOVE_CARRY_S)
+        clock.t += 0.1
+    iterate_until(loop, clock, lambda: loop.now >= loop.busy_until + 2.0, 10.0)
+    loop.stop()
+    return loop
+
+
+def test_a_loop_late_while_a_capture_is_carried_sees_the_move_as_played(tmp_path: Path) -> None:
+    """How the web test's move failed under load: a hiccup of the loop thread while the hand
+    carried the captured seed to the store. The feed skipped the simulated time it was late,
+    so the frames held the seed in the air for 2 s, and the referee flagged it as a wrong pit
+    in the store: blocked. Now the loop is given the move's frames as sampled, late: the same
+    steps as a loop on time, and no flag."""
+    on_time = visitor_plays_pit_3(tmp_path / "on_time", stall_while_carried=False)
+    late = visitor_plays_pit_3(tmp_path / "late", stall_while_carried=True)
+    assert late.referee is not None and on_time.referee is not None
+    assert [f.to_json() for f in late.referee.flags] == []
+    assert late.referee.phase() == "start"
+    assert [r.step for r in late.referee.steps] == [r.step for r in on_time.referee.steps]
+    assert any(r.step.kind is StepKind.CAPTURE for r in late.referee.steps)
 
 
 def killed(board: Board) -> None:

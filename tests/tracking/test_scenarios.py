@@ -15,6 +15,7 @@ import pytest
 
 from controller.rules import Game, Place, Step, StepKind
 from controller.sim import build_simulation, load_scenario, parse_scenario
+from controller.sim.world import GRAB_S
 from controller.simulate import report, run_simulation
 from controller.tracking.orders import OrderSearch
 from controller.tracking.referee import RecognisedStep, Referee
@@ -772,6 +773,50 @@ def test_a_palm_weighing_what_the_hand_holds_is_no_handful_let_go(grams: float) 
     result = report(simulation, referee)
     assert result["flags"] == []
     assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
+    _same_as_truth(result)
+
+
+def _capture_held(name: str, hold_s: float, rate: int) -> dict[str, Any]:
+    """The scenario `name` as its virtual hands play it at `rate` SPS, but the first capture's
+    seed is held `hold_s` in the air before it reaches the store (the rest of the game that
+    much later)."""
+    scenario = load_scenario(SCENARIOS / f"{name}.json")
+    actions = [a.to_json() for a in build_simulation(scenario).player.actions]
+    first = next(k for k, a in enumerate(actions) if a["action"] == "move")
+    move = actions[first]
+    hand = move["hand"]
+    held = [
+        {"t": move["t"], "action": "take", "at": move["from"], "n": 1, "hand": hand},
+        {
+            "t": move["t"] + GRAB_S + hold_s,
+            "action": "drop",
+            "at": move["to"],
+            "n": 1,
+            "hand": hand,
+        },
+    ]
+    later = [{**a, "t": a["t"] + hold_s} for a in actions[first + 1 :]]
+    data = {**scenario.to_json(), "moves": [], "actions": actions[:first] + held + later}
+    data["sensors"]["rate_sps"] = rate
+    return data
+
+
+@pytest.mark.parametrize("name", ["kalah_capture_full_opposite", "congkak_capture_empty_opposite"])
+@pytest.mark.parametrize("hold_s", [0.3, 1.5, 4.0])
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_hand_that_holds_a_captured_seed_before_the_store_is_no_mistake(
+    name: str, hold_s: float, rate: int
+) -> None:
+    """The last seed lands in an empty own pit; the hand takes it and holds it in the air for
+    a while before the store (a player thinking, talking). The board rests a second with the
+    seed in no cup: the cups alone then say it was never sown, and the referee used to take
+    that explanation, so the seed in the store was a wrong pit and the game stood blocked.
+    (The daemon's loop, late mid-capture under load, froze the simulated hand the same way.)"""
+    scenario = parse_scenario(_capture_held(name, hold_s, rate), "held")
+    simulation, referee = run_simulation(scenario)
+    result = report(simulation, referee)
+    assert result["flags"] == []
+    assert any(s["step"] == "capture" for s in result["steps"])
     _same_as_truth(result)
 
 
