@@ -1795,10 +1795,12 @@ class Referee:
     def _sown_on_without(self) -> None:
         """Raise `not_all_lifted` for seeds left in a pit once their hand sows on: a seed of
         that hand taken after its pickup, and seen to stay (a guess on the rise may be
-        fingers brushing the cup)."""
+        fingers brushing the cup). Not while the pit's cup moves: the second handful is
+        being lifted (at 10 SPS the cup settles 0.4 s after the lift, and a fast hand has
+        sown two seeds by then)."""
         guesses = {t.step for t in self.tentative.values()}
         for cell, left in list(self.left_behind.items()):
-            if left.flag is not None:
+            if left.flag is not None or self._moving(cell):
                 continue
             if left.taken not in self.steps:  # (by value: `adopt` swaps equal steps)
                 del self.left_behind[cell]  # the pickup was taken back: nothing is owed
