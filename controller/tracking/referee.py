@@ -199,6 +199,7 @@ class Carry:
     # A seed that fell in while the pit was lifted and went with the rest: the cup never
     # weighed it, so it is not in what the lift is seen to take (see `_lifted_mass`).
     along_g: float = 0.0
+    taken: RecognisedStep | None = None  # the capture or sweep whose seeds these are
 
 
 @dataclass
@@ -396,6 +397,7 @@ class Referee:
                 self._lift_stopped(cell)
         if self.left_behind:
             self._sown_on_without()
+        self._forget_carries_taken_back()
         if blocked and not self._blocked():
             # A mistake was just put right: changes that waited for that are judged now.
             self._explain_in_order()
@@ -1627,6 +1629,7 @@ class Referee:
                     place,
                     guessed=guessed,
                     along_g=along_g,
+                    taken=self.steps[-1],
                 )
             )
         return True
@@ -1793,6 +1796,18 @@ class Referee:
         if left.flag is not None:
             left.flag.resolved_t = pending.last_t
         self._emptied(cell)
+
+    def _forget_carries_taken_back(self) -> None:
+        """Seeds a capture or sweep took are on their way to a store only while that step
+        stands: one taken back (a lean's rise and fall taken for a last seed and its capture)
+        left a carry no seeds would ever end, and the next capture's seeds ended it instead,
+        one capture behind for the rest of the game."""
+        if self.carries:  # (most frames: none)
+            self.carries = [
+                c
+                for c in self.carries
+                if c.taken is None or c.taken in self.steps  # (by value)
+            ]
 
     def _sown_on_without(self) -> None:
         """Raise `not_all_lifted` for seeds left in a pit once their hand sows on: a seed of
