@@ -12,6 +12,8 @@ holds now, and so what each should weigh:
 - a cup the steps never emptied: what it read then, plus a mean seed for each seed added, the
   seeds' own masses spreading by the game's CV (k seeds by cv * sqrt(k));
 - a pit the steps emptied: its zero, plus the seeds sown into it since;
+- a store a capture or sweep put seeds in while its cup has not moved since: with them or
+  without them, whichever fits (a player may hold the seeds a while on the way);
 
 each with a floor for what a load cell adds at rest (noise, drift, creep and a tare that moved:
 SIGMA0_SEEDS) and the calibration's gain error on the weight that changed. The score is the
@@ -132,6 +134,9 @@ class _Node:
     clock: tuple[float, float]  # when each hand's last step began to move its cup
     z: tuple[float, ...]  # per judged cup: how far it reads from these steps' seeds
     gain: tuple[float, ...]  # ... and what one seed more or fewer there would gain
+    # store cell -> seeds a capture or sweep took there that may still be in the hand: its
+    # cup has not moved since (a player may hold them a while before the store)
+    in_hand: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -228,12 +233,25 @@ class _Search:
             return None
         clock = (moved, clock[1]) if step.player == 0 else (clock[0], moved)
         emptied = node.emptied | {cell} if step.kind in TAKES else node.emptied
-        z, gain = list(node.z), list(node.gain)
+        in_hand = dict(node.in_hand)
         before, board = node.game.board, game.board
+        if step.kind in TAKES and step.kind is not StepKind.PICKUP:
+            for store in self.stores_still_since(moved):
+                in_hand[store.cell] = (
+                    in_hand.get(store.cell, 0) + board[store.idx] - before[store.idx]
+                )
+        z, gain = list(node.z), list(node.gain)
         for k, cup in enumerate(self.cups):  # only the cups whose seeds changed
             if board[cup.idx] != before[cup.idx] or (cup.cell == cell and emptied != node.emptied):
-                z[k], gain[k] = self.term(cup, board[cup.idx], cup.cell in emptied)
-        return _Node(game, (*node.steps, step), emptied, clock, tuple(z), tuple(gain))
+                z[k], gain[k] = self.term(
+                    cup, board[cup.idx], cup.cell in emptied, in_hand.get(cup.cell, 0)
+                )
+        steps = (*node.steps, step)
+        return _Node(game, steps, emptied, clock, tuple(z), tuple(gain), tuple(in_hand.items()))
+
+    def stores_still_since(self, t: float) -> list[_Cup]:
+        """The stores read whose cups have not moved since `t` (less SLACK_S)."""
+        return [cup for cup in self.cups if cup.store and cup.still_after < t - SLACK_S]
 
     def moved(self, node: _Node, step: Step, cell: int) -> float | None:
         """When `cell` moved for `step`, the soonest after the hand's last step: None if not."""
@@ -256,9 +274,16 @@ class _Search:
 
         return sorted(due, key=rank)
 
-    def term(self, cup: _Cup, count: int, emptied: bool) -> tuple[float, float]:
+    def term(self, cup: _Cup, count: int, emptied: bool, in_hand: int = 0) -> tuple[float, float]:
         """How far (z) the cup reads from holding `count` seeds, and how much likelier (log)
-        one seed more or fewer there would make it."""
+        one seed more or fewer there would make it; for a store that `in_hand` of them may not
+        have reached yet, the likelier of the two."""
+        if in_hand:
+            return min(
+                self.term(cup, count, emptied),
+                self.term(cup, count - in_hand, emptied),
+                key=lambda term: abs(term[0]),
+            )
         if emptied:
             added, base = count, 0.0
         else:

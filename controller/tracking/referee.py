@@ -2230,15 +2230,8 @@ class Referee:
         if self.explained_rest != self.last_activity:
             self.explained_rest = self.last_activity  # once a rest: the cups stay as they are
             # The referee's own steps first (a few of them: cheap); the search only if they
-            # do not fit or a doubt waits. Not while a capture's seeds are in the air: the
-            # cups cannot show them, and a hand that held them a second before the store was
-            # explained as never having sown its last seed (its seed in the store then a
-            # wrong pit).
-            if (
-                not self._anchor_if_certain(t)
-                and not self._capture_carried()
-                and self._explain_again(t, len(self.flags))
-            ):
+            # do not fit or a doubt waits.
+            if not self._anchor_if_certain(t) and self._explain_again(t, len(self.flags)):
                 return
         if self._judging():
             return
@@ -2257,11 +2250,6 @@ class Referee:
         elif not wrong and self.mismatch is not None:
             self.mismatch.resolved_t = t
             self.mismatch = None
-
-    def _capture_carried(self) -> bool:
-        """Are seeds taken by a capture or sweep on their way to the store (a carry no flag
-        waits for, see `Carry`)?"""
-        return any(carry.flag is None for carry in self.carries)
 
     # -- explaining the cups again (explain.py) -------------------------------------------------
 
