@@ -203,7 +203,7 @@ class _Search:
         for step in self.ordered(game.expected(), len(node.steps)):
             if self.nodes >= MAX_NODES:
                 return
-            after = self.step(node, step)
+            after = self.step(node, step, timed=not self.preferred(node, step))
             if after is not None:
                 self.walk(after)
 
@@ -220,14 +220,17 @@ class _Search:
 
     def step(self, node: _Node, step: Step, timed: bool = True) -> _Node | None:
         """`node` after `step`, if the rules allow it and (`timed`) its cup moved after the
-        hand's last step's (and, taking turns, after the other hand's last step too)."""
+        hand's last step's (and, taking turns, after the other hand's last step too). Untimed,
+        the hand's clock still moves on to when its cup moved, if it did."""
         cell = self.cells.get(step.at) if step.at is not None else None
         if cell is None:
             return None
         clock = node.clock
-        moved = self.moved(node, step, cell) if timed else max(clock)
-        if moved is None:
+        moved = self.moved(node, step, cell)
+        if moved is None and timed:
             return None  # its cup did not move then
+        if moved is None:
+            moved = max(clock)  # (taken untimed: the clock stays)
         game = node.game.copy()
         if not game.feed(step).accepted:
             return None
@@ -262,6 +265,14 @@ class _Search:
         motions = self.motions.get(cell, [])
         k = bisect.bisect_left(motions, since - SLACK_S, key=lambda motion: motion[1])
         return None if k == len(motions) else max(since, motions[k][0])
+
+    def preferred(self, node: _Node, step: Step) -> bool:
+        """Is `step` the referee's own next step, on its own path? Those were judged when
+        their cups could be read: the order the cups moved in does not take them back (a
+        spare for a lost seed goes in after the next seed was sown, see `fits`)."""
+        depth = len(node.steps)
+        prefer = self.prefer
+        return depth < len(prefer) and prefer[depth] == step and tuple(prefer[:depth]) == node.steps
 
     def ordered(self, due: list[Step], depth: int) -> list[Step]:
         """The referee's own step at this depth first, then pickups from the emptiest pits."""

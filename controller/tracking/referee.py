@@ -2303,21 +2303,17 @@ class Referee:
         return fits(self._cups(anchor), [r.step for r in self.steps[anchor.steps :]])
 
     def _cups(self, anchor: Anchor, unread: set[int] | None = None) -> Cups:
-        """What the cups say since `anchor`, but those `unread` (nothing is read of them, nor
-        when they moved; a step may be made there at any time, but while the order search
-        follows two hands: its replays, which do not ask the cups, could not take such a step
-        back, see orders.py)."""
+        """What the cups say since `anchor`, but those `unread` (nothing is read of them; a
+        step may be made there, but while the order search follows two hands: its replays,
+        which do not ask the cups, could not take such a step back, see orders.py)."""
         readings = self._readings()
-        motions = dict(self.motions)
         for cell in unread or ():
             readings[cell] = None
-            # (nor when: a hand resting on a cup hides when a seed under it came, and a seed
-            # sown there before a correction elsewhere is no later than that correction)
-            motions[cell] = [(anchor.t, math.inf)]
         cells = self.cell_of
         if unread and self.orders is not None and self.orders.following:
             cells = {place: cell for place, cell in cells.items() if cell not in unread}
-        return Cups(anchor, readings, cells, SeedModel(self.seed_g, self.seeds.cv()), motions)
+        model = SeedModel(self.seed_g, self.seeds.cv())
+        return Cups(anchor, readings, cells, model, self.motions)
 
     def _readings(self) -> list[float | None]:
         """What each cup reads at rest, for the explanation (None: a faulty cell)."""

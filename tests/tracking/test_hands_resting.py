@@ -68,8 +68,9 @@ def test_a_palm_on_the_seed_sown_after_a_lost_one_hides_it_but_keeps_it() -> Non
     # 394.9 s, the last one lands in [1, 0] at 395.8 s, a palm (207 g) rests on it from 396.2
     # to 405.4 s, and a spare goes into the store at 396.8 s. Asked at rest, the cups could
     # only say when [1, 0] moved: before the spare, so the sow there could not come after it,
-    # and the explanation took it back. A cup a hand rests on tells neither its seeds nor when
-    # they came; the sow stands, and the next player's move at 404.5 s is followed.
+    # and the explanation took it back. The referee's own steps were judged when their cups
+    # could be read: the order the cups moved in (a spare goes in after the next seed) does not
+    # take them back. The sow stands, and the next player's move at 404.5 s is followed.
     result = _run("humans_kalah_80sps_seed_lost_palm_on_the_next_seed")
     flags = [(f["kind"], f["at"]) for f in result["flags"] if f["t"] >= 395.0]
     assert flags == [("seed_lost", [0, "store"]), ("wrong_pit", [0, 0])]  # the two mistakes
