@@ -41,6 +41,9 @@ WIN = 10_000  # a won game scores beyond any store difference
 MAX_DEPTH = 64
 _QUIET_DEPTH = 4  # captures and extra turns searched past the horizon, along one line
 _EXTENSIONS = 8  # extra turns searched without using up depth, along one line
+# The depth of a table entry that no horizon limited (every line below it searched to the
+# game's end, or to entries like it): its score is the game's, good for a search of any depth.
+SOLVED = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,7 @@ class _AlphaBeta:
         self.max_nodes = max_nodes if max_nodes is not None else float("inf")
         self.nodes = 0
         self.extensions = 0
+        self.guesses = 0  # scores taken from the horizon: evaluated, or a table entry of one
         options = rules.options
         self.end = options.end
         self.must_feed = options.must_feed
@@ -257,8 +261,10 @@ class _AlphaBeta:
         """Deeper and deeper until the budget is spent; the last finished search decides,
         unless the unfinished one already found a move better than that search's choice."""
         best, score, reached = moves[0], 0.0, 0
+        self.solved = False  # the last finished search saw no horizon: `score` is the game's
         for depth in range(1, max_depth + 1):
             self.partial: tuple[int, float] | None = None
+            guesses = self.guesses
             try:
                 best, score = self._root(board, player, moves, depth, best)
             except _OutOfTime:
@@ -266,8 +272,9 @@ class _AlphaBeta:
                     best, score = self.partial
                 break
             reached = depth
-            if abs(score) >= WIN:
-                break  # the game's end is within reach: deeper cannot change the verdict
+            self.solved = self.guesses == guesses
+            if abs(score) >= WIN or self.solved:
+                break  # the game's end is within reach, or solved: deeper changes nothing
         return best, score, reached
 
     def _root(
@@ -374,6 +381,7 @@ class _AlphaBeta:
         ):
             raise _OutOfTime
         if depth <= 0:
+            self.guesses += 1
             return self._quiet(board, player, alpha, beta, _QUIET_DEPTH)
         key = (*board, player)
         entry = self.table.get(key)
@@ -385,7 +393,9 @@ class _AlphaBeta:
                 or (bound == _LOWER and seen >= beta)
                 or (bound == _UPPER and seen <= alpha)
             ):
+                self.guesses += seen_depth < SOLVED
                 return seen
+        guesses = self.guesses
         moves = self._ordered(board, player, first, depth)
         start_alpha, best_score, best = alpha, -float("inf"), moves[0]
         for k, pit in enumerate(moves):
@@ -400,7 +410,8 @@ class _AlphaBeta:
                     self.history[player][pit] += depth * depth
                     break
         bound = _LOWER if best_score >= beta else _UPPER if best_score <= start_alpha else _EXACT
-        self.table[key] = (depth, best_score, bound, best)
+        # No guess below: the bound is the game's, for this search and later moves' at any depth.
+        self.table[key] = (SOLVED if self.guesses == guesses else depth, best_score, bound, best)
         return best_score
 
     def _scout(
