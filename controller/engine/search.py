@@ -239,6 +239,8 @@ class _AlphaBeta:
         self.extra_turn = options.extra_turn
         self.counts = frozenset(options.capture_counts)
         self.capture = options.capture
+        self.opposite_capture = options.capture == "opposite"
+        self.requires_opposite = options.capture_requires_opposite
         self.row_of = rules.row_of.get
         self.opposite = rules.opposite
         # Must-feed and forbidden grand slams can make a sowable pit illegal.
@@ -252,6 +254,9 @@ class _AlphaBeta:
             for p in (0, 1)
         )
         self.history = ([0] * n, [0] * n)  # cut-offs by move, weighted by depth
+        # Each player's (pit, flat index): without must-feed or grand slams, the legal moves
+        # are its non-empty pits (`Rules.legal_moves` decides the others).
+        self.pits = tuple(tuple((i, p * n1 + i) for i in range(n)) for p in (0, 1))
         # (board, player) -> (depth, score, bound, best pit)
         self.table: dict[tuple[int, ...], tuple[int, float, int, int]] = {}
 
@@ -367,6 +372,14 @@ class _AlphaBeta:
         store = self.stores[player]
         if last == store:
             return self.extra_turn
+        if self.opposite_capture:  # `Rules.capture_places` for it, inline: the common case
+            if board[last] != 1 or self.row_of(last) != player:
+                return False
+            across = self.opposite[last]
+            if board[across] or not self.requires_opposite:
+                board[store] += board[across] + 1
+                board[last] = board[across] = 0
+            return False
         for idx in self.rules.capture_places(board, player, last):
             board[store] += board[idx]
             board[idx] = 0
@@ -430,15 +443,21 @@ class _AlphaBeta:
         the others by how often they cut the search off before (the history heuristic)."""
         if depth >= 2:
             noisy = self._noisy(board, player)
-            quiet = [m for m in self.rules.legal_moves(board, player) if m not in noisy]
+            quiet = [m for m in self._legal(board, player) if m not in noisy]
             quiet.sort(key=self.history[player].__getitem__, reverse=True)
             moves = noisy + quiet
         else:
-            moves = self.rules.legal_moves(board, player)
+            moves = self._legal(board, player)
         if first in moves:
             moves.remove(first)
             moves.insert(0, first)
         return moves
+
+    def _legal(self, board: list[int], player: int) -> list[int]:
+        """`Rules.legal_moves`, inline where every non-empty pit may be sown."""
+        if self.filtered:
+            return self.rules.legal_moves(board, player)
+        return [pit for pit, idx in self.pits[player] if board[idx]]
 
     def _evaluate(self, board: list[int], player: int) -> float:
         """A position's worth to `player`: the store difference."""
