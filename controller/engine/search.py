@@ -41,9 +41,6 @@ WIN = 10_000  # a won game scores beyond any store difference
 MAX_DEPTH = 64
 _QUIET_DEPTH = 4  # captures and extra turns searched past the horizon, along one line
 _EXTENSIONS = 8  # extra turns searched without using up depth, along one line
-# The depth of a table entry that no horizon limited (every line below it searched to the
-# game's end, or to entries like it): its score is the game's, good for a search of any depth.
-SOLVED = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -228,7 +225,6 @@ class _AlphaBeta:
         self.max_nodes = max_nodes if max_nodes is not None else float("inf")
         self.nodes = 0
         self.extensions = 0
-        self.guesses = 0  # scores taken from the horizon: evaluated, or a table entry of one
         options = rules.options
         self.end = options.end
         self.must_feed = options.must_feed
@@ -239,8 +235,6 @@ class _AlphaBeta:
         self.extra_turn = options.extra_turn
         self.counts = frozenset(options.capture_counts)
         self.capture = options.capture
-        self.opposite_capture = options.capture == "opposite"
-        self.requires_opposite = options.capture_requires_opposite
         self.row_of = rules.row_of.get
         self.opposite = rules.opposite
         # Must-feed and forbidden grand slams can make a sowable pit illegal.
@@ -254,9 +248,6 @@ class _AlphaBeta:
             for p in (0, 1)
         )
         self.history = ([0] * n, [0] * n)  # cut-offs by move, weighted by depth
-        # Each player's (pit, flat index): without must-feed or grand slams, the legal moves
-        # are its non-empty pits (`Rules.legal_moves` decides the others).
-        self.pits = tuple(tuple((i, p * n1 + i) for i in range(n)) for p in (0, 1))
         # (board, player) -> (depth, score, bound, best pit)
         self.table: dict[tuple[int, ...], tuple[int, float, int, int]] = {}
 
@@ -266,10 +257,8 @@ class _AlphaBeta:
         """Deeper and deeper until the budget is spent; the last finished search decides,
         unless the unfinished one already found a move better than that search's choice."""
         best, score, reached = moves[0], 0.0, 0
-        self.solved = False  # the last finished search saw no horizon: `score` is the game's
         for depth in range(1, max_depth + 1):
             self.partial: tuple[int, float] | None = None
-            guesses = self.guesses
             try:
                 best, score = self._root(board, player, moves, depth, best)
             except _OutOfTime:
@@ -277,9 +266,8 @@ class _AlphaBeta:
                     best, score = self.partial
                 break
             reached = depth
-            self.solved = self.guesses == guesses
-            if abs(score) >= WIN or self.solved:
-                break  # the game's end is within reach, or solved: deeper changes nothing
+            if abs(score) >= WIN:
+                break  # the game's end is within reach: deeper cannot change the verdict
         return best, score, reached
 
     def _root(
@@ -372,14 +360,6 @@ class _AlphaBeta:
         store = self.stores[player]
         if last == store:
             return self.extra_turn
-        if self.opposite_capture:  # `Rules.capture_places` for it, inline: the common case
-            if board[last] != 1 or self.row_of(last) != player:
-                return False
-            across = self.opposite[last]
-            if board[across] or not self.requires_opposite:
-                board[store] += board[across] + 1
-                board[last] = board[across] = 0
-            return False
         for idx in self.rules.capture_places(board, player, last):
             board[store] += board[idx]
             board[idx] = 0
@@ -394,7 +374,6 @@ class _AlphaBeta:
         ):
             raise _OutOfTime
         if depth <= 0:
-            self.guesses += 1
             return self._quiet(board, player, alpha, beta, _QUIET_DEPTH)
         key = (*board, player)
         entry = self.table.get(key)
@@ -406,9 +385,7 @@ class _AlphaBeta:
                 or (bound == _LOWER and seen >= beta)
                 or (bound == _UPPER and seen <= alpha)
             ):
-                self.guesses += seen_depth < SOLVED
                 return seen
-        guesses = self.guesses
         moves = self._ordered(board, player, first, depth)
         start_alpha, best_score, best = alpha, -float("inf"), moves[0]
         for k, pit in enumerate(moves):
@@ -423,8 +400,7 @@ class _AlphaBeta:
                     self.history[player][pit] += depth * depth
                     break
         bound = _LOWER if best_score >= beta else _UPPER if best_score <= start_alpha else _EXACT
-        # No guess below: the bound is the game's, for this search and later moves' at any depth.
-        self.table[key] = (SOLVED if self.guesses == guesses else depth, best_score, bound, best)
+        self.table[key] = (depth, best_score, bound, best)
         return best_score
 
     def _scout(
@@ -443,21 +419,15 @@ class _AlphaBeta:
         the others by how often they cut the search off before (the history heuristic)."""
         if depth >= 2:
             noisy = self._noisy(board, player)
-            quiet = [m for m in self._legal(board, player) if m not in noisy]
+            quiet = [m for m in self.rules.legal_moves(board, player) if m not in noisy]
             quiet.sort(key=self.history[player].__getitem__, reverse=True)
             moves = noisy + quiet
         else:
-            moves = self._legal(board, player)
+            moves = self.rules.legal_moves(board, player)
         if first in moves:
             moves.remove(first)
             moves.insert(0, first)
         return moves
-
-    def _legal(self, board: list[int], player: int) -> list[int]:
-        """`Rules.legal_moves`, inline where every non-empty pit may be sown."""
-        if self.filtered:
-            return self.rules.legal_moves(board, player)
-        return [pit for pit, idx in self.pits[player] if board[idx]]
 
     def _evaluate(self, board: list[int], player: int) -> float:
         """A position's worth to `player`: the store difference."""

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.engine.search import LEVELS, MAX_DEPTH, WIN, _AlphaBeta, best_move, hint, think
+from controller.engine.search import LEVELS, _AlphaBeta, best_move, hint, think
 from controller.rules import Game, Position, Rules
 
 from ..rules_helpers import position
@@ -136,58 +136,3 @@ def test_no_move_without_a_player_to_move() -> None:
         best_move(Position.start(rules), rules)
     with pytest.raises(ValueError, match="levels are 1 to 5"):
         best_move(Position.start(Rules.for_variant("kalah")), Rules.for_variant("kalah"), 6)
-
-
-def _exact(rules: Rules, board: tuple[int, ...], player: int, memo: dict[Any, float]) -> float:
-    """Plain negamax to the game's end, with the rules engine's moves (small boards only)."""
-    key = (board, player)
-    if key not in memo:
-        best = -float("inf")
-        for pit in rules.legal_moves(board, player):
-            child = list(board)
-            extra = rules.apply_move(child, player, pit)
-            settlement = rules.settle(child, player if extra else 1 - player)
-            if settlement.termination is not None:
-                rules.apply_sweep(child, settlement.termination)
-                diff = child[rules.stores[player]] - child[rules.stores[1 - player]]
-                score = diff + (WIN if diff > 0 else -WIN if diff < 0 else 0)
-            else:
-                following = settlement.to_move
-                assert following is not None
-                score = _exact(rules, tuple(child), following, memo)
-                score = score if following == player else -score
-            best = max(best, score)
-        memo[key] = best
-    return memo[key]
-
-
-def test_a_solved_endgame_is_the_games_result_and_ends_the_search() -> None:
-    """Kalah(6,4) endgames of 7 to 9 seeds: the search finds the exact result (the store
-    difference at the end, beyond WIN for a won game) and stops deepening there. A drawn game
-    is found solved (`solved`): before, no WIN stopped it and it went on to the 64th depth."""
-    rules = Rules.for_variant("kalah", {"seeds": 4, "capture_requires_opposite": True,
-                                        "end_sweep": "owner"})  # fmt: skip
-    rng = random.Random(5)
-    memo: dict[Any, float] = {}
-    results = set()
-    for _ in range(60):
-        board = [0] * 14
-        for _ in range(rng.randint(7, 9)):
-            board[rng.choice([i for i in range(14) if i not in (6, 13)])] += 1
-        board[6] = rng.randint(15, 24)
-        board[13] = 48 - sum(board)
-        player = rng.randint(0, 1)
-        moves = rules.legal_moves(board, player)
-        if rules.end_condition(board) or not moves:
-            continue
-        search = _AlphaBeta(rules, time.perf_counter() + 60, 48)
-        _, score, depth = search.iterate(list(board), player, moves, MAX_DEPTH)
-        exact = _exact(rules, tuple(board), player, memo)
-        assert depth < MAX_DEPTH
-        if abs(exact) < WIN:  # a draw (the search stops at once on a won or lost game)
-            assert (score, search.solved) == (exact, True)
-        else:
-            assert (score > 0) == (exact > 0) and abs(score) >= WIN
-            assert score == exact or not search.solved
-        results.add((exact > 0) - (exact < 0))
-    assert results == {-1, 0, 1}
