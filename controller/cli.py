@@ -270,9 +270,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         return bench_openspiel(games=int(given(args.games, 1000)))
     if args.what == "opponent":
+        from controller.bench.opponent import MATCHES
         from controller.bench.opponent import main as bench_opponent
 
-        return bench_opponent(games=int(given(args.games, 100)), seconds=given(args.seconds, 0.4))
+        matches = MATCHES if args.match is None else (args.match,)
+        return bench_opponent(
+            games=int(given(args.games, 100)), seconds=given(args.seconds, 0.4), matches=matches
+        )
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
@@ -593,6 +597,12 @@ BENCH_CHOICES: tuple[tuple[str, Sequence[str], str | None, str], ...] = (
         ("congkak", "congkak-opening", "kalah", "oware"),
         None,
         "child: only this preset (default: all four)",
+    ),
+    (
+        "--match",
+        ("kalah_6_4_vs_openspiel_mcts", "oware_vs_openspiel_mcts", "congkak_7_vs_level_1"),
+        None,
+        "opponent: only this match (default: all three)",
     ),
     (
         "--profile",

@@ -16,7 +16,12 @@ def test_bench_opponent_gets_its_defaults(monkeypatch: pytest.MonkeyPatch) -> No
     calls = record_call(monkeypatch, "controller.bench.opponent")
     assert cli.main(["bench", "opponent"]) == 0
     assert cli.main(["bench", "opponent", "--games", "4", "--seconds", "0.1"]) == 0
-    assert calls == [{"games": 100, "seconds": 0.4}, {"games": 4, "seconds": 0.1}]
+    assert cli.main(["bench", "opponent", "--match", "oware_vs_openspiel_mcts"]) == 0
+    assert calls == [
+        {"games": 100, "seconds": 0.4, "matches": opponent.MATCHES},
+        {"games": 4, "seconds": 0.1, "matches": opponent.MATCHES},
+        {"games": 100, "seconds": 0.4, "matches": ("oware_vs_openspiel_mcts",)},
+    ]
 
 
 def test_level_match_alternates_colours_and_counts() -> None:
@@ -39,3 +44,8 @@ def test_openspiel_match_plays_legal_games_on_both_engines() -> None:
     ):
         tally = opponent.openspiel_match(pyspiel, name, rules, range(1), 0.005, 1)
         assert tally.summary()["games"] == 1
+
+
+def test_the_match_option_names_every_match() -> None:
+    choices = {option: names for option, names, _, _ in cli.BENCH_CHOICES}
+    assert tuple(choices["--match"]) == opponent.MATCHES
