@@ -464,7 +464,7 @@ class BoardDetector:
         self.active = False  # a cell is moving (cells start and stop only in `update`)
 
     def copy(self) -> BoardDetector:
-        """An independent copy (see `CellDetector.copy`): 0.05 ms, where a deep copy took 0.4."""
+        """An independent copy (see `CellDetector.copy`): 0.08 ms, where a deep copy took 0.4."""
         twin = copy.copy(self)
         twin.calibration = list(self.calibration)
         twin.cells = [cell.copy() for cell in self.cells]

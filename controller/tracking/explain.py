@@ -23,7 +23,7 @@ and it is taken only when it is alone: the next best, and the best with one seed
 in one cup (a mistake), are at least MARGIN (natural log) less likely.
 
 The search walks the due steps depth first, the referee's own steps first (its judgements are
-mostly right but for one), and every node is a candidate (a hand may rest mid-sowing). A hand's
+mostly right but for one; along its own path, whatever order the cups moved in), and every node is a candidate (a hand may rest mid-sowing). A hand's
 steps happen while their cups move (from an onset to the cup settling again), in that order (and in turn, one hand after the other,
 a new move MIN_TURN_S after the last, but in a simultaneous opening): the hands are not weighed, so without that a seed could hide in
 a hand by a pickup nobody made. A branch ends where the steps can no longer fit the cups: a store
@@ -200,10 +200,11 @@ class _Search:
         )
         if len(game.completed) - len(self.anchor.game.completed) > self.max_moves:
             return
+        own = self.referees_next(node)
         for step in self.ordered(game.expected(), len(node.steps)):
             if self.nodes >= MAX_NODES:
                 return
-            after = self.step(node, step, timed=not self.preferred(node, step))
+            after = self.step(node, step, timed=step != own)
             if after is not None:
                 self.walk(after)
 
@@ -266,13 +267,14 @@ class _Search:
         k = bisect.bisect_left(motions, since - SLACK_S, key=lambda motion: motion[1])
         return None if k == len(motions) else max(since, motions[k][0])
 
-    def preferred(self, node: _Node, step: Step) -> bool:
-        """Is `step` the referee's own next step, on its own path? Those were judged when
-        their cups could be read: the order the cups moved in does not take them back (a
-        spare for a lost seed goes in after the next seed was sown, see `fits`)."""
+    def referees_next(self, node: _Node) -> Step | None:
+        """The referee's own next step, if `node` is on its own path (None: not). Those were
+        judged when their cups could be read: the order the cups moved in does not take them
+        back (a spare for a lost seed goes in after the next seed was sown, see `fits`)."""
         depth = len(node.steps)
         prefer = self.prefer
-        return depth < len(prefer) and prefer[depth] == step and tuple(prefer[:depth]) == node.steps
+        on_path = depth < len(prefer) and tuple(prefer[:depth]) == node.steps
+        return prefer[depth] if on_path else None
 
     def ordered(self, due: list[Step], depth: int) -> list[Step]:
         """The referee's own step at this depth first, then pickups from the emptiest pits."""

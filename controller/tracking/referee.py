@@ -807,16 +807,19 @@ class Referee:
         the next cup while the hand sowed this one (10 g, two seeds' weight)."""
         return pending.onset_t >= self._last_fell(player, before)
 
-    def _finger_not_seed(self, n: float, pending: Pending) -> bool:
-        """Is a weight at the cup where a hand's seed is due a finger, not that seed? One as
-        heavy as a finger (FINGER_SEEDS: a heavy natural seed weighs up to 1.45, and the seed
-        model learned early may still call 1.7 one seed) that did not strike the cup. Not
-        asked while two hands race: their seeds may fall into one cup together, unstruck."""
-        return (
-            n >= FINGER_SEEDS
-            and len(self.game.active_players()) < 2
-            and not self._let_go(pending, None)
-        )
+    def _finger_not_seed(self, n: float, pending: Pending, tentative: Tentative) -> bool:
+        """Is a weight where a landing was guessed a hand resting, not the seeds guessed? One
+        as heavy as a finger (FINGER_SEEDS: a heavy natural seed weighs up to 1.45, and the
+        seed model learned early may still call 1.7 one seed) that came before the hand's
+        previous seed fell (a finger on the next cup while it sowed this one), or that did
+        not strike the cup: not asked while two hands race, whose seeds may fall into one cup
+        together, unstruck."""
+        if n < FINGER_SEEDS:
+            return False
+        player = tentative.step.player
+        if not self._after_last_seed(pending, player, self._taken_at(tentative)):
+            return True
+        return len(self.game.active_players()) < 2 and not self._let_go(pending, None)
 
     def _hand_stopped(self, pending: Pending) -> bool:
         """Are the seeds a rise waited for as a hand resting (`_resting_for`) the seeds of a
@@ -1017,7 +1020,7 @@ class Referee:
                 return False
             player = self.tentative[cell].step.player
             landed = self._landed_here(n, place, player)
-            if self._finger_not_seed(n, pending):
+            if self._finger_not_seed(n, pending, self.tentative[cell]):
                 return False  # judged late, as a hand resting (`_resting_for`)
             if landed == 1 and self.seeds.one(n) and self.seeds.plausible(n):
                 if (
@@ -1042,8 +1045,6 @@ class Referee:
             if landed == 2 and self.seeds.whole(n):
                 if not self._due_at(place, StepKind.SOW) and self._other_hand_coming(place, player):
                     return False  # the other hand's seed: taken once the cups before settle
-                if not self._after_last_seed(pending, player, self._taken_at(self.tentative[cell])):
-                    return False  # a hand resting, its weight two seeds': judged late
                 # Two seeds where one was due: flag it now. (More is left to the late
                 # judgement: a hand pressing on the cup to pick it up weighs 4-11 seeds.)
                 del self.tentative[cell]
@@ -2312,8 +2313,13 @@ class Referee:
         cells = self.cell_of
         if unread and self.orders is not None and self.orders.following:
             cells = {place: cell for place, cell in cells.items() if cell not in unread}
-        model = SeedModel(self.seed_g, self.seeds.cv())
-        return Cups(anchor, readings, cells, model, self.motions)
+        return Cups(
+            anchor,
+            readings,
+            cells,
+            SeedModel(self.seed_g, self.seeds.cv()),
+            self.motions,
+        )
 
     def _readings(self) -> list[float | None]:
         """What each cup reads at rest, for the explanation (None: a faulty cell)."""
