@@ -45,8 +45,9 @@ from controller.sim import MistakeNotPossible, build_simulation, parse_scenario
 from controller.sim.human import PROFILES
 from controller.sim.player import InjectedMistake, VirtualPlayer
 from controller.stats import percentile
+from controller.tracking.hypotheses import Tracker
 from controller.tracking.referee import Flag
-from controller.tracking.session import latencies_ms
+from controller.tracking.session import AnyReferee, latencies_ms
 
 from .tracking import ends_exact, flag_delay, run_referee, seen_from
 
@@ -114,6 +115,7 @@ def play_game(
     cv: float,
     seed: int,
     mistakes: bool,
+    referee_kind: str = "cases",
 ) -> HumanGame:
     scenario = parse_scenario(
         {
@@ -136,7 +138,7 @@ def play_game(
     world, player = simulation.world, simulation.player
     plan_game(player, random.Random(seed), mistakes)
     world.schedule([*player.actions, *player.touches()], relative=False)
-    referee, us = run_referee(simulation, time.process_time)
+    referee, us = run_referee(simulation, time.process_time, referee_kind)
     delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
     window = FLAG_WINDOW_S[rate]
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
@@ -153,8 +155,8 @@ def play_game(
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),
         us_per_frame_cpu=us,
-        explained_again=referee.explained_again,
-        explain_ms_max=referee.explain_s_max * 1000,
+        explained_again=getattr(referee, "explained_again", 0),
+        explain_ms_max=_longest_search_s(referee) * 1000,
     )
 
 
@@ -180,12 +182,22 @@ def configs(profiles: list[str]) -> list[tuple[str, str, dict[str, Any], int, fl
     ]
 
 
-def main(games: int = 96, profile: str | None = None, verbose: bool = False) -> int:
+def _longest_search_s(referee: AnyReferee) -> float:
+    """The longest search of the cups' explanation (CPU seconds): the cases' explain.py, or
+    the one search's longest update."""
+    if isinstance(referee, Tracker):
+        return referee.search_s_max
+    return referee.explain_s_max
+
+
+def main(
+    games: int = 96, profile: str | None = None, verbose: bool = False, referee_kind: str = "cases"
+) -> int:
     profiles = [profile] if profile else sorted(PROFILES)
     grid = configs(profiles)
     results: list[HumanGame] = []
     for seed, config in zip(range(1, games + 1), itertools.cycle(grid), strict=False):
-        result = play_game(*config[:5], seed=seed, mistakes=config[5])
+        result = play_game(*config[:5], seed=seed, mistakes=config[5], referee_kind=referee_kind)
         results.append(result)
         bad = not result.exact or result.false_flags or result.flagged < len(result.mistakes)
         print(

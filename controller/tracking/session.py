@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +18,11 @@ from controller.sensing.detect import BoardDetector
 from controller.sensing.frames import Frame, SampleSource
 from controller.stats import summary
 
+from .hypotheses import Tracker
 from .referee import Referee
 from .seeds import estimate_seed_mass
+
+AnyReferee = Referee | Tracker  # (the cases, and the one search replacing them: issue 12)
 
 STARTUP_S = 0.5  # the board at rest before play, to read its levels
 POWER_UP_SAMPLES = 4  # the HX711 needs 4 samples after power-up
@@ -125,6 +128,33 @@ def start_referee(
     return referee
 
 
+def start_tracker(
+    source: SampleSource,
+    calibration: list[tuple[float, float]],
+    rules: Rules,
+    mapping: BoardMapping,
+    rate_sps: float,
+    follower: StepFollower | None = None,
+) -> Tracker:
+    """The one-search referee (hypotheses.py) on `source`, started as `start_referee` is."""
+    follower = follower or StepFollower.new(rules)
+    startup = read_startup(source, calibration, rules, mapping, follower.position(), rate_sps)
+    detector = BoardDetector(
+        calibration, rate_sps=rate_sps, seed_g=startup.seed_g, noise_g=startup.noise_g
+    )
+    tracker = Tracker(
+        rules, mapping, detector, startup.seed_g, start_cv=startup.seed_cv, follower=follower
+    )
+    detector.start_at(startup.levels_g)
+    for frame in startup.frames:
+        tracker.process(frame)
+    return tracker
+
+
+# The referees a bench may run: today's cases, and the one search built to replace them.
+STARTERS: dict[str, Callable[..., AnyReferee]] = {"cases": start_referee, "search": start_tracker}
+
+
 def run_frames(referee: Referee, frames: Iterator[Frame]) -> int:
     count = 0
     for frame in frames:
@@ -133,7 +163,7 @@ def run_frames(referee: Referee, frames: Iterator[Frame]) -> int:
     return count
 
 
-def latencies_ms(referee: Referee, landings: list[tuple[float, Any, int]]) -> list[float]:
+def latencies_ms(referee: AnyReferee, landings: list[tuple[float, Any, int]]) -> list[float]:
     """From each seed's true landing to the referee taking that sow (the next place lit)."""
     by_place: dict[Any, list[float]] = {}
     for t, place, _hand in landings:

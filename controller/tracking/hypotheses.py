@@ -1,0 +1,712 @@
+"""One search over what the hands did: the cups' motions explained by due steps and touches.
+
+Issue 12's mechanism, built beside `referee.py` to replace it. Every time a cup moves, something
+happened there, and each explanation of what is a branch:
+
+- **due steps** of either hand at that place, from the rules' `StepFollower` (never a rule
+  written again): a seed sown, a pit lifted, a capture or sweep taken; up to two in one motion
+  (a seed and the relay pickup after it, both hands' seeds in one cup);
+- **nothing**: a brush, a knock, a press that went away (the cup settles where it was);
+- a **touch**: a finger, palm or forearm that stays on the cup (its weight is fitted; it goes
+  when the cup falls back by it), `TOUCH_COST` less likely than a step;
+- seeds of the **ledger** settling: captured seeds arriving in the store, a stray taken back,
+  the rest of a pit lifted, a spare put where a seed was lost;
+- a **mistake**, `MISTAKE_COST` less likely: seeds where none are due, a pit lifted that may
+  not be, two seeds where one is due, a seed lost off the board (a due seed that never fell).
+
+A hypothesis is one choice per motion since the start: its game (a follower copy), the
+ledger of seeds that are not where the game has them (each entry a cup's seeds more or fewer,
+with why), the touches resting on cups, and its cost: the priors of its choices plus, for
+every motion that has settled, how far the cup's settled level is from what the choice says
+(Gaussian, in standard deviations of the seed masses, the calibration's gain error and a
+cup's noise at rest). Motions are taken in the order they began, so a hand's steps happen in
+the order its cups moved; two hands interleave freely.
+
+A beam of the `BEAM` likeliest hypotheses is kept (Viterbi with pruning), and hypotheses that
+reach the same state (two orders of the same steps) are merged, the likelier kept. Motions
+that have settled are final and advance the beam for good (the frontier); the motions still
+under way are explained again at each event from the frontier, on their priors only (a cup
+moving tells that something happened, not what), so the due step leads at once where a due
+cup begins to move and the next place is lit on the first samples. If the cup settles without
+a seed (fingers brushing it) the step's misfit drops it from the lead and the light goes back.
+
+A mistake is flagged when the leading hypothesis holds it, its motion has settled, and every
+hypothesis without it is at least MARGIN less likely; its flag's kind is what the follower
+answers when fed the mistaken step. When a later motion puts it right, the flag is resolved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from controller.board import BoardMapping
+from controller.rules import Place, Rules, Step, StepFollower, StepKind
+from controller.rules.follower import Mistake
+from controller.sensing.detect import BoardDetector, Onset, Settled
+from controller.sensing.frames import Frame
+
+from .referee import Flag, RecognisedStep
+from .seeds import SeedWeights
+
+# -- the priors, in natural log (a step where its cup moved costs nothing) ---------------------
+TOUCH_COST = 3.0  # a hand resting on a cup
+MISTAKE_COST = 6.0  # a seed or a pit where the rules say otherwise
+EXTRA_SEED_COST = 3.0  # each seed more than one let go where none was due
+PENDING_COST = 0.5
+TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds
+TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
+TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most  # a moving cup left unexplained for now, where a step could explain it
+NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
+LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
+# -- what a cup's level may be off --------------------------------------------------------------
+SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
+CALIBRATION = 0.03  # a cell's gain error
+MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a spread
+# -- the search ---------------------------------------------------------------------------------
+BEAM = 12  # hypotheses kept
+WORSE = 15.0  # nor any this much less likely than the best
+MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
+# Two cups' onsets this close may be in either order: at 10 SPS a reading is the mean of the
+# last 100 ms and a light seed crosses the onset a sample after a heavy one; at 80 SPS a
+# seed's onset is its first or second sample.
+SLACK_S = 0.25
+FAST_SLACK_S = 0.03
+SEQUENCE_MAX = 3  # steps one motion may explain (with those of near motions)
+SLOW_ONSET_SEEDS = 0.15
+TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
+
+# What a follower's mistake is called on the board (SIMULATION.md's flag kinds)
+FLAG_OF = {
+    Mistake.WRONG_START: "wrong_start",
+    Mistake.WRONG_PICKUP: "wrong_pickup",
+    Mistake.WRONG_PLACE: "wrong_pit",
+    Mistake.SECOND_SEED: "extra_seed",
+    Mistake.OPPONENT_STORE: "opponent_store",
+}
+
+
+@dataclass
+class Motion:
+    """A cup moving: from its onset to its settling again (the detector's events)."""
+
+    cell: int
+    onset_t: float
+    before_g: float  # the level it left
+    after_g: float | None = None  # the level it settled at (None: still moving)
+    peak_g: float = 0.0  # the furthest it went above `before_g`
+    settled_t: float = math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """Seeds of one cup that are not where the game has them: `seeds` more in the cup (fewer,
+    if negative). `kind` says why: 'carried' (a capture in the hand, on its way to the store),
+    'left' (a pit lifted in two handfuls), or a mistake's flag kind; `motion` made it."""
+
+    cell: int
+    seeds: int
+    kind: str
+    player: int | None
+    motion: int
+    grams: float | None = None  # what they weigh, when a cup weighed them (a capture's seeds)
+
+    @property
+    def mistake(self) -> bool:
+        return self.kind not in ("carried", "left")
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A step of a hypothesis, after `parent` (a shared, persistent list)."""
+
+    step: Step
+    motion: int
+    parent: Taken | None
+
+
+@dataclass(frozen=True, slots=True)
+class Hypothesis:
+    game: StepFollower
+    last: Taken | None
+    ledger: tuple[Entry, ...] = ()
+    touches: tuple[tuple[int, float], ...] = ()  # (cell, grams) resting
+    cost: float = 0.0
+    # Motions explained, not yet scored: (motion, seeds in its cup before it, touch before).
+    # A cup's settled level shows every step made before it settled, whichever cup's motion
+    # began first: it is scored once the motions that began before then are explained.
+    unscored: tuple[tuple[int, int, float], ...] = ()
+    ahead: tuple[int, ...] = ()  # later motions whose steps were taken early (SLACK_S)
+
+    def touch_g(self, cell: int) -> float:
+        return next((g for c, g in self.touches if c == cell), 0.0)
+
+    def steps(self) -> list[Taken]:
+        out = []
+        node = self.last
+        while node is not None:
+            out.append(node)
+            node = node.parent
+        return out[::-1]
+
+    def key(self) -> tuple[Any, ...]:
+        """The state: two hypotheses with the same one are the same from now on."""
+        game = self.game
+        hands = tuple(
+            (h.phase, h.seeds, h.sown, h.last, h.relay_at, tuple(h.pending), h.sequence)
+            for h in game.hands
+        )
+        return (
+            tuple(game.board),
+            game.to_move,
+            hands,
+            tuple(game.pending_sweeps),
+            self.ledger,
+            tuple(sorted((c, round(g)) for c, g in self.touches)),
+            tuple(u[0] for u in self.unscored),
+            self.ahead,
+        )
+
+
+@dataclass
+class Tracker:
+    """Follows a game on the board from frames of raw readings, by one search (module doc)."""
+
+    rules: Rules
+    mapping: BoardMapping
+    detector: BoardDetector
+    seed_g: float
+    start_cv: float = 0.25
+    follower: StepFollower | None = None
+    steps: list[RecognisedStep] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        game = self.follower if self.follower is not None else StepFollower.new(self.rules)
+        self.frontier: list[Hypothesis] = [Hypothesis(game, None)]
+        self.leader: Hypothesis = self.frontier[0]
+        self.motions: list[Motion] = []
+        self.done = 0  # motions[:done] are settled and in the frontier
+        self.open: dict[int, int] = {}  # cell -> its motion under way
+        self.seeds = SeedWeights(self.seed_g, self.start_cv)
+        self.cell_of = self.mapping.cell_of
+        self.place_of = self.mapping.place_of
+        self.slow = self.detector.slow
+        if self.slow:
+            # A reading is the mean of the last 100 ms: a seed shows a quarter of its weight on
+            # its first sample, and the lights follow it from there.
+            self.detector.set_onset(SLOW_ONSET_SEEDS)
+        self.now = 0.0
+        self.raised: dict[tuple[int, int, str], Flag] = {}  # (motion, cell, kind) -> its flag
+        self.search_s_max = 0.0
+        self.stand = 0
+
+    @property
+    def game(self) -> StepFollower:
+        return self.leader.game
+
+    # -- frames in --------------------------------------------------------------------------
+
+    def start_levels(self, levels_g: list[float]) -> None:
+        del levels_g  # the detector keeps the levels; motions are changes from them
+
+    def process(self, frame: Frame) -> None:
+        self.now = frame.t
+        batch = self.detector.update(frame.t, frame.raw)
+        changed = False
+        for event in batch.events:
+            changed |= self._motion_event(event)
+        if changed:
+            began = time.process_time()
+            self._search()
+            self.search_s_max = max(self.search_s_max, time.process_time() - began)
+        self._flag_hand_stopped()
+
+    def _motion_event(self, event: Onset | Settled) -> bool:
+        cells = self.detector.cells
+        cell = event.cell
+        if isinstance(event, Onset):
+            if cell in self.open:
+                return False
+            rest = cells[cell].rest
+            before = rest if rest is not None else 0.0
+            self.open[cell] = len(self.motions)
+            self.motions.append(Motion(cell, event.t, before))
+            return True
+        index = self.open.pop(cell, None)
+        if index is None:
+            # The level re-taken after an early settle (10 SPS): the last motion settled there.
+            last = next((m for m in reversed(self.motions) if m.cell == cell), None)
+            if last is None or last.after_g is None:
+                return False
+            last.after_g = event.level_g
+            return False
+        motion = self.motions[index]
+        motion.after_g = event.level_g
+        motion.peak_g = max(event.peak_g, event.level_g - motion.before_g)
+        motion.settled_t = event.t
+        return True
+
+    # -- the search ---------------------------------------------------------------------------
+
+    def _search(self) -> None:
+        """Advance the frontier through the motions settled in order, then explain the ones
+        under way from it: the leader is the likeliest."""
+        while self.done < len(self.motions) and self.motions[self.done].after_g is not None:
+            self.frontier = self._advance(self.frontier, self.done)
+            self.done += 1
+        beam = self.frontier
+        for index in range(self.done, len(self.motions)):
+            beam = self._advance(beam, index)
+        self.leader = beam[0]
+        self._publish(beam)
+
+    def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis]:
+        motion = self.motions[index]
+        following = self.motions[index + 1].onset_t if index + 1 < len(self.motions) else math.inf
+        best: dict[tuple[Any, ...], Hypothesis] = {}
+        for hypothesis in beam:
+            for explained in self._branches(hypothesis, index, motion):
+                branch = self._score_settled(explained, following)
+                if branch is None:
+                    continue
+                key = branch.key()
+                if key not in best or branch.cost < best[key].cost:
+                    best[key] = branch
+        ranked = sorted(best.values(), key=lambda h: h.cost)
+        floor = ranked[0].cost + WORSE
+        return [h for h in ranked[:BEAM] if h.cost <= floor]
+
+    def _branches(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
+        place = self.place_of.get(motion.cell)
+        if place is None:
+            return
+        if index in hyp.ahead:
+            # Its step was taken with an earlier motion's: nothing more, or one more step here
+            # (the relay pickup after a seed).
+            hyp = replace(hyp, ahead=tuple(k for k in hyp.ahead if k != index))
+            yield hyp
+            for step in self._due_at(hyp.game, place):
+                game = hyp.game.copy()
+                game.feed(step)
+                yield from self._with_steps(hyp, index, motion, game, (step,), place)
+            return
+        yield from self._scored(hyp, index, motion, hyp.game, (), hyp.ledger, 0.0)
+        later = self._near(hyp, index, motion, place)
+        for game, steps, ahead in self._sequences(hyp.game, place, later, (), (), SEQUENCE_MAX):
+            base = replace(
+                hyp,
+                ahead=(*hyp.ahead, *ahead),
+                unscored=(*hyp.unscored, *(self._before(hyp, k) for k in ahead)),
+            )
+            yield from self._with_steps(base, index, motion, game, steps, place)
+        yield from self._settling(hyp, index, motion)
+        yield from self._mistakes(hyp, index, motion, place)
+
+    def _near(
+        self, hyp: Hypothesis, index: int, motion: Motion, place: Place
+    ) -> list[tuple[int, Place]]:
+        """Later motions at other cups that began within SLACK_S of this one: cups may
+        show their motions in another order than the hands made them (at 10 SPS a light
+        seed crosses the onset a sample after a heavy one, and a cup a seed fell in may still
+        be settling when the next player lifts it)."""
+        slack = SLACK_S if self.slow else FAST_SLACK_S
+        out = []
+        for later in range(index + 1, len(self.motions)):
+            other = self.motions[later]
+            if other.onset_t - motion.onset_t > slack:
+                break
+            there = self.place_of.get(other.cell)
+            if there is not None and there != place and later not in hyp.ahead:
+                out.append((later, there))
+        return out
+
+    def _sequences(
+        self,
+        game: StepFollower,
+        place: Place,
+        near: list[tuple[int, Place]],
+        steps: tuple[Step, ...],
+        ahead: tuple[int, ...],
+        depth: int,
+    ) -> Iterator[tuple[StepFollower, tuple[Step, ...], tuple[int, ...]]]:
+        """Due steps that end with one here: steps here (a seed and the relay pickup
+        after it, both hands' seeds), and at most one at each near motion's cup before."""
+        if depth == 0:
+            return
+        for step in game.expected():
+            if step.at == place:
+                then = game.copy()
+                then.feed(step)
+                yield then, (*steps, step), ahead
+                yield from self._sequences(then, place, near, (*steps, step), ahead, depth - 1)
+                continue
+            other = next((k for k, at in near if at == step.at and k not in ahead), None)
+            if other is not None:
+                then = game.copy()
+                then.feed(step)
+                yield from self._sequences(
+                    then, place, near, (*steps, step), (*ahead, other), depth - 1
+                )
+
+    def _before(self, hyp: Hypothesis, index: int) -> tuple[int, int, float]:
+        cell = self.motions[index].cell
+        return (index, self._count(hyp.game, hyp.ledger, cell), hyp.touch_g(cell))
+
+    def _with_steps(
+        self,
+        hyp: Hypothesis,
+        index: int,
+        motion: Motion,
+        game: StepFollower,
+        steps: tuple[Step, ...],
+        place: Place,
+    ) -> Iterator[Hypothesis]:
+        """Due steps in this motion: a capture or sweep leaves its seeds in the hand on their
+        way to the store (the ledger's 'carried'); a pickup that leaves seeds in the pit is a
+        first handful ('left')."""
+        ledger = list(hyp.ledger)
+        replay = hyp.game.copy()
+        for k, step in enumerate(steps):
+            assert step.at is not None
+            taken = replay.board[self.rules.index_of(step.at)]
+            replay.feed(step)
+            if step.kind in (StepKind.CAPTURE, StepKind.SWEEP) and taken:
+                taker = step.player if step.to_player is None else step.to_player
+                store = self.cell_of[Place(taker, "store")]
+                # The seeds are followed by their weight: what the cup held before it moved,
+                # unless a seed fell in first in the same motion.
+                weighed = step.at == place and all(s.at != place for s in steps[:k])
+                grams = motion.before_g - hyp.touch_g(motion.cell) if weighed else None
+                ledger.append(Entry(store, -taken, "carried", taker, index, grams))
+        cost = 0.0
+        sown_by = {s.player for s in steps if s.kind is StepKind.SOW}
+        if any(e.kind == "left" and e.player in sown_by for e in ledger):
+            cost += MISTAKE_COST  # sowing on without the seeds left: not_all_lifted
+            ledger = [
+                replace(e, kind="not_all_lifted") if e.kind == "left" and e.player in sown_by else e
+                for e in ledger
+            ]
+        yield from self._scored(hyp, index, motion, game, steps, tuple(ledger), cost)
+        seen = self._seeds_seen(hyp, motion)
+        made = self._count(game, tuple(ledger), motion.cell) - self._count(
+            hyp.game, hyp.ledger, motion.cell
+        )
+        if seen is not None and steps[-1].kind is StepKind.SOW and seen > made:
+            # More seeds than the steps put there: two slipped where one was due.
+            kind, player = self._mistake_kind(game, place, seen - made)
+            extra = Entry(motion.cell, seen - made, kind, player, index)
+            yield from self._scored(
+                hyp, index, motion, game, steps, (*ledger, extra), cost + MISTAKE_COST
+            )
+        if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
+            left = round(self.seeds.count(motion.after_g - hyp.touch_g(motion.cell)))
+            if left >= 1:
+                entry = Entry(motion.cell, left, "left", steps[-1].player, index)
+                yield from self._scored(hyp, index, motion, game, steps, (*ledger, entry), cost)
+
+    def _settling(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
+        """Seeds of the ledger at this cup coming right: each entry, or all of them."""
+        here = [e for e in hyp.ledger if e.cell == motion.cell and e.kind != "carried"]
+        options = [[e] for e in here] + ([here] if len(here) > 1 else [])
+        for settled in options:
+            ledger = tuple(e for e in hyp.ledger if e not in settled)
+            yield from self._scored(hyp, index, motion, hyp.game, (), ledger, 0.0)
+
+    def _mistakes(
+        self, hyp: Hypothesis, index: int, motion: Motion, place: Place
+    ) -> Iterator[Hypothesis]:
+        """Seeds put where none are due, or a pit lifted that may not be; and a seed lost."""
+        change = self._seeds_seen(hyp, motion)
+        if change is None:
+            change = 1  # still moving: as if one seed (it is priced, not scored, till it settles)
+        if change != 0:
+            kind, player = self._mistake_kind(hyp.game, place, change)
+            entry = Entry(motion.cell, change, kind, player, index)
+            ledger = (*hyp.ledger, entry)
+            # Two seeds slip together at times, more hardly ever: that is a hand's weight.
+            prior = MISTAKE_COST + EXTRA_SEED_COST * max(0, change - 1)
+            if player is not None and change > 0:
+                prior += self._off_tempo(hyp, player, motion, beats=1)
+            yield from self._scored(hyp, index, motion, hyp.game, (), ledger, prior)
+        yield from self._lost(hyp, index, motion, place)
+
+    def _lost(
+        self, hyp: Hypothesis, index: int, motion: Motion, place: Place
+    ) -> Iterator[Hypothesis]:
+        """A seed lost off the board: the hand's due seed never fell, and this is its next."""
+        for due in hyp.game.expected():
+            if due.kind is not StepKind.SOW or due.at is None or due.at == place:
+                continue
+            game = hyp.game.copy()
+            game.feed(due)
+            nexts = [s for s in self._due_at(game, place) if s.player == due.player]
+            for step in nexts:
+                then = game.copy()
+                then.feed(step)
+                lost = Entry(self.cell_of[due.at], -1, "seed_lost", due.player, index)
+                ledger = (*hyp.ledger, lost)
+                prior = MISTAKE_COST + self._off_tempo(hyp, due.player, motion, beats=2)
+                yield from self._scored(hyp, index, motion, then, (due, step), ledger, prior)
+
+    def _off_tempo(self, hyp: Hypothesis, player: int, motion: Motion, beats: int) -> float:
+        """-log likelihood that `beats` of the hand's seeds fell in the time since its last
+        seed, by its tempo (the median of its last gaps; a hand's gaps spread by TEMPO_SPREAD,
+        log-normal). A seed lost off the board leaves a beat with no cup moving: the next seed
+        comes two beats after the last, where a seed in the wrong pit comes after one."""
+        times: list[float] = []
+        node = hyp.last
+        while node is not None and len(times) < TEMPO_SEEDS + 1:
+            if node.step.player == player and node.step.kind is StepKind.SOW:
+                times.append(self.motions[node.motion].onset_t)
+            elif node.step.player == player:
+                break  # a pickup: the tempo of this lap only
+            node = node.parent
+        gaps = sorted(a - b for a, b in itertools.pairwise(times))
+        if len(gaps) < 2 or not times or motion.onset_t <= times[0]:
+            return 0.0
+        usual = gaps[(len(gaps) - 1) // 2]
+        if usual <= 0:
+            return 0.0
+        z = math.log((motion.onset_t - times[0]) / (beats * usual)) / TEMPO_SPREAD
+        return 0.5 * min(z * z, TEMPO_MAX_COST)
+
+    def _mistake_kind(
+        self, game: StepFollower, place: Place, change: int
+    ) -> tuple[str, int | None]:
+        """The flag a mistaken step would raise: what the follower answers when fed it."""
+        sowing = [p for p in game.active_players() if game.hands[p].seeds > 0]
+        active = sowing or game.active_players()
+        if not active:
+            return "foreign_seed", None
+        player = active[0]
+        step = Step.sow(player, place) if change > 0 else Step.pickup(player, place)
+        verdict = game.copy().feed(step)
+        if change > 0 and not sowing:
+            return "foreign_seed", None
+        kind = FLAG_OF.get(verdict.mistake) if verdict.mistake is not None else None
+        return kind or ("foreign_seed" if change > 0 else "wrong_pickup"), player
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    def _scored(
+        self,
+        hyp: Hypothesis,
+        index: int,
+        motion: Motion,
+        game: StepFollower,
+        steps: tuple[Step, ...],
+        ledger: tuple[Entry, ...],
+        prior: float,
+    ) -> Iterator[Hypothesis]:
+        """The branch priced and, if its motion settled, scored: the best touch for it."""
+        last = hyp.last
+        for step in steps:
+            last = Taken(step, index, last)
+        if self._count(game, ledger, motion.cell) < 0:
+            return
+        unscored = hyp.unscored
+        if index not in (u[0] for u in unscored):
+            unscored = (*unscored, self._before(hyp, index))
+        base = replace(
+            hyp, game=game, last=last, ledger=ledger, cost=hyp.cost + prior, unscored=unscored
+        )
+        if motion.after_g is None:
+            yield self._priced_moving(base, motion, bool(steps) or bool(prior))
+            return
+        yield base
+
+    def _priced_moving(self, hyp: Hypothesis, motion: Motion, explained: bool) -> Hypothesis:
+        """A cup still moving tells that something happened there, not what: a step or a
+        mistake explains it, nothing explains it a little worse (PENDING_COST); a seed cannot
+        come into a cup falling away."""
+        index = self.motions.index(motion)
+        before = next(u[1] for u in hyp.unscored if u[0] == index)
+        change = self._count(hyp.game, hyp.ledger, motion.cell) - before
+        rise = self.detector.cells[motion.cell].rise
+        cost = 0.0 if explained else PENDING_COST
+        if change > 0 and rise < -0.3 * self.seed_g:
+            cost += MISTAKE_COST
+        return replace(hyp, cost=hyp.cost + cost)
+
+    def _score_settled(self, hyp: Hypothesis, following: float) -> Hypothesis | None:
+        """Score every explained motion that settled before the next motion began."""
+        for entry in hyp.unscored:
+            motion = self.motions[entry[0]]
+            if motion.after_g is None or motion.settled_t > following:
+                continue
+            rest = tuple(u for u in hyp.unscored if u is not entry)
+            scored = self._fit(replace(hyp, unscored=rest), motion, entry)
+            if scored is None:
+                return None
+            hyp = scored
+        return hyp
+
+    def _fit(
+        self, hyp: Hypothesis, motion: Motion, before: tuple[int, int, float]
+    ) -> Hypothesis | None:
+        """Score a settled motion: its level against the seeds the hypothesis puts there by
+        then, with captured seeds on their way to this store arrived or not, and the touch on
+        it unchanged, lifted, or newly put (its weight fitted), whichever fits best."""
+        _, count_before, touch_was = before
+        cell = motion.cell
+        carried = (
+            tuple(e for e in hyp.ledger if e.cell == cell and e.kind == "carried")
+            if self.place_of[cell].is_store
+            else ()
+        )
+        best: tuple[float, float, tuple[Entry, ...]] | None = None
+        for ledger in (hyp.ledger, tuple(e for e in hyp.ledger if e not in carried)):
+            after = self._count(hyp.game, ledger, cell)
+            weighed = [e for e in carried if e.grams is not None and e not in ledger]
+            known = (-sum(e.seeds for e in weighed), sum(e.grams or 0.0 for e in weighed))
+            total, touch = self._misfit(motion, count_before, after, touch_was, known)
+            if best is None or total < best[0]:
+                best = (total, touch, ledger)
+            if not carried:
+                break
+        assert best is not None
+        total, touch, ledger = best
+        touches = tuple((c, g) for c, g in hyp.touches if c != cell)
+        if touch > 0:
+            touches = (*touches, (cell, touch))
+        return replace(hyp, touches=touches, ledger=ledger, cost=hyp.cost + total)
+
+    def _misfit(
+        self,
+        motion: Motion,
+        before: int,
+        after: int,
+        touch_was: float,
+        known: tuple[int, float] = (0, 0.0),
+    ) -> tuple[float, float]:
+        """-log likelihood of the motion's settled level, and the touch that fits it best.
+        `known`: seeds among those that came whose weight was seen (count, grams)."""
+        assert motion.after_g is not None
+        m = self.seed_g
+        cv = self.seeds.cv()
+        d = after - before
+        seeds_before = motion.before_g - touch_was
+        unknown = d - known[0]
+        predicted = 0.0 if after == 0 else seeds_before + unknown * m + known[1]
+        changed = abs(unknown) if after else max(0, before)
+        # (Seeds weighed on another cell: both cells' gain errors.)
+        sigma = math.sqrt(
+            (SIGMA0_SEEDS * m) ** 2
+            + changed * (cv * m) ** 2
+            + (CALIBRATION * changed * m) ** 2
+            + 2 * (CALIBRATION * known[1]) ** 2
+        )
+        residual = motion.after_g - predicted
+        options = [(touch_was, 0.0)]
+        if touch_was:
+            options.append((0.0, 0.0))
+        if residual >= MIN_TOUCH_G and residual != touch_was:
+            options.append((residual, TOUCH_COST))
+        total, touch = min((cost + 0.5 * ((residual - g) / sigma) ** 2, g) for g, cost in options)
+        if not self.slow:
+            # Seeds let go strike the cup; a hand settling on it does not (LET_GO_RING).
+            struck = motion.peak_g >= (1 + LET_GO_RING) * (motion.after_g - motion.before_g)
+            seeds_unstruck = d > 0 and motion.peak_g < (1 + LET_GO_RING) * d * m * 0.9
+            hand_struck = touch > touch_was and struck and d <= 0
+            if seeds_unstruck or hand_struck:
+                total += NO_STRIKE_COST
+        return total, touch
+
+    def _count(self, game: StepFollower, ledger: tuple[Entry, ...], cell: int) -> int:
+        """Seeds in the cup, by the game and the ledger."""
+        place = self.place_of[cell]
+        count = game.board[self.rules.index_of(place)]
+        return count + sum(e.seeds for e in ledger if e.cell == cell)
+
+    def _seeds_seen(self, hyp: Hypothesis, motion: Motion) -> int | None:
+        """Seeds the settled motion moved, whole (None: still moving)."""
+        if motion.after_g is None:
+            return None
+        return round(self.seeds.count(motion.after_g - motion.before_g))
+
+    @staticmethod
+    def _due_at(game: StepFollower, place: Place) -> list[Step]:
+        return [s for s in game.expected() if s.at == place]
+
+    # -- what the leader says -------------------------------------------------------------------
+
+    def _publish(self, beam: list[Hypothesis]) -> None:
+        """The leader's steps become the steps; its settled mistakes become flags."""
+        taken = self.leader.steps()
+        keep = 0
+        while keep < min(len(taken), len(self.steps)) and self.steps[keep].step == taken[keep].step:
+            keep += 1
+        self.stand = min(self.stand, keep)
+        # A step is lit when it first leads: that is its time (the lights' latency).
+        self.steps[keep:] = [RecognisedStep(self.now, n.step) for n in taken[keep:]]
+        self._flags(beam)
+
+    def _flags(self, beam: list[Hypothesis]) -> None:
+        leader = self.leader
+        held = {(e.motion, e.cell, e.kind) for e in leader.ledger if e.mistake}
+        for key, flag in self.raised.items():
+            if flag.active and key not in held:
+                flag.resolved_t = self.now
+        for entry in leader.ledger:
+            key = (entry.motion, entry.cell, entry.kind)
+            if not entry.mistake or (key in self.raised and self.raised[key].active):
+                continue
+            if entry.motion >= self.done:
+                continue  # not settled yet
+            # Shown when no explanation without a mistake comes close: a seed lost and one in
+            # the wrong pit may explain the cups alike (the hand's tempo tells them apart, if
+            # it has one) until the hands put it right, and the board shows the likelier.
+            rival = next((h for h in beam if not _mistakes(h)), None)
+            if rival is not None and rival.cost - leader.cost < MARGIN:
+                continue
+            place = self.place_of[entry.cell]
+            flag = Flag(
+                self.motions[entry.motion].onset_t,
+                entry.kind,
+                place,
+                leader.game.expected_places(),
+                player=entry.player,
+                shown_t=self.now,
+            )
+            self.flags.append(flag)
+            self.raised[key] = flag
+
+    def _flag_hand_stopped(self) -> None:
+        """(A hand that stops with seeds in it is seen when the next move begins.)"""
+
+    # -- the referee's contract -----------------------------------------------------------------
+
+    def changes(self, known: int) -> tuple[int, list[RecognisedStep]]:
+        keep = min(known, self.stand, len(self.steps))
+        self.stand = len(self.steps)
+        return keep, self.steps[keep:]
+
+    def belief(self) -> dict[str, Any]:
+        """Where every seed is: the leader's game, with its ledger."""
+        rules = self.rules
+        game = self.leader.game
+        board = list(game.board)
+        hands = [h.seeds for h in game.hands]
+        for entry in self.leader.ledger:
+            board[rules.index_of(self.place_of[entry.cell])] += entry.seeds
+            if entry.player is not None and entry.kind != "seed_lost":
+                hands[entry.player] -= entry.seeds
+        position = game.position()
+        return {
+            "pits": [list(rules.pits_of(board, 0)), list(rules.pits_of(board, 1))],
+            "stores": list(rules.stores_of(board)),
+            "hand": hands,
+            "to_move": position.to_move,
+            "over": position.over,
+            "winner": None if position.outcome is None else position.outcome.result(),
+        }
+
+
+def _mistakes(hyp: Hypothesis) -> set[tuple[int, int]]:
+    """The mistakes a hypothesis holds, by the motion and cup that made them."""
+    return {(e.motion, e.cell) for e in hyp.ledger if e.mistake}

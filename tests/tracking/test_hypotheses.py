@@ -1,0 +1,80 @@
+"""The one search (controller/tracking/hypotheses.py), built beside the cases to replace them.
+
+What it already does as the cases do: whole games followed exactly at both rates (the
+congkak opening's two hands included), a finger, a press and a knock taken for no seeds, a seed
+in the wrong pit flagged at its place, captured seeds followed by their weight into the store.
+What it does not do yet is in the closing note of issue 12 (the scenarios it still misjudges).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.bench import tracking
+from controller.rules import StepKind
+from controller.sim import build_simulation, load_scenario
+from controller.tracking.hypotheses import Tracker
+from controller.tracking.session import start_tracker
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def _run(name: str) -> tuple[dict[str, Any], Tracker]:
+    simulation = build_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    world = simulation.world
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    tracker = start_tracker(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    while (frame := source.read(None)) is not None:
+        tracker.process(frame)
+    return world.truth(), tracker
+
+
+def _exact(truth: dict[str, Any], tracker: Tracker) -> bool:
+    belief = tracker.belief()
+    return all(truth[key] == belief[key] for key in ("pits", "stores", "hand"))
+
+
+# bench tracking's configurations, by seed: congkak 7 at 10 SPS, a seed a second (the two
+# hands of the opening race), congkak at 80 SPS as fast, kalah at 10 SPS, oware at 80 SPS
+@pytest.mark.parametrize("seed", [0, 3, 16, 34])
+def test_whole_games_are_followed_exactly_without_a_flag(seed: int) -> None:
+    variant, sensors, tempo = tracking.configs()[seed % len(tracking.configs())]
+    result = tracking.play_game(variant, sensors, tempo, seed, referee_kind="search")
+    assert result.exact, result.config
+    assert result.flags == []
+
+
+def test_the_next_place_is_lit_on_a_seeds_first_samples_at_80_sps() -> None:
+    variant, sensors, tempo = tracking.configs()[3]
+    assert sensors["rate_sps"] == 80
+    result = tracking.play_game(variant, sensors, tempo, 3, referee_kind="search")
+    latencies = sorted(result.latencies)
+    assert len(latencies) > 100
+    assert latencies[len(latencies) // 2] < 20.0  # ms: the seed's first or second sample
+
+
+@pytest.mark.parametrize("name", ["finger_on_the_due_cup_80sps", "press_and_knock_are_not_steps"])
+def test_hands_on_the_cups_are_no_seeds(name: str) -> None:
+    truth, tracker = _run(name)
+    assert _exact(truth, tracker)
+    assert tracker.flags == []
+
+
+def test_a_seed_in_the_wrong_pit_is_flagged_there_and_put_right() -> None:
+    truth, tracker = _run("flag_wrong_pit")
+    assert _exact(truth, tracker)
+    assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [("wrong_pit", [0, 5])]
+    assert tracker.flags[0].resolved_t is not None
+
+
+def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
+    truth, tracker = _run("kalah_capture_full_opposite")
+    assert _exact(truth, tracker)
+    assert tracker.flags == []
+    captures = [s for s in tracker.steps if s.step.kind is StepKind.CAPTURE]
+    assert len(captures) == 2
+    assert tracker.leader.ledger == ()  # nothing left in a hand on its way to the store
