@@ -50,7 +50,7 @@ from controller.rules.follower import Mistake
 from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
 
-from .referee import Flag, RecognisedStep
+from .referee import Flag, RecognisedStep, belief_json
 from .seeds import SeedWeights
 
 # -- the priors, in natural log (a step where its cup moved costs nothing) ---------------------
@@ -696,15 +696,7 @@ class Tracker:
             board[rules.index_of(self.place_of[entry.cell])] += entry.seeds
             if entry.player is not None and entry.kind != "seed_lost":
                 hands[entry.player] -= entry.seeds
-        position = game.position()
-        return {
-            "pits": [list(rules.pits_of(board, 0)), list(rules.pits_of(board, 1))],
-            "stores": list(rules.stores_of(board)),
-            "hand": hands,
-            "to_move": position.to_move,
-            "over": position.over,
-            "winner": None if position.outcome is None else position.outcome.result(),
-        }
+        return belief_json(game, board, hands)
 
 
 def _mistakes(hyp: Hypothesis) -> set[tuple[int, int]]:

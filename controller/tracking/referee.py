@@ -2654,15 +2654,22 @@ class Referee:
             flag = self.stray_flags.get(cell)
             if sowing is not None and (flag is None or flag.kind != FOREIGN_SEED):
                 hands[sowing] -= count
-        position = self.game.position()
-        return {
-            "pits": [list(rules.pits_of(board, 0)), list(rules.pits_of(board, 1))],
-            "stores": list(rules.stores_of(board)),
-            "hand": hands,
-            "to_move": position.to_move,
-            "over": position.over,
-            "winner": None if position.outcome is None else position.outcome.result(),
-        }
+        return belief_json(self.game, board, hands)
+
+
+def belief_json(game: StepFollower, board: list[int], hands: list[int]) -> dict[str, Any]:
+    """A belief as SIMULATION.md's report has it: the seeds on `board` and in `hands`, and
+    whose move it is in `game`."""
+    rules = game.rules
+    position = game.position()
+    return {
+        "pits": [list(rules.pits_of(board, 0)), list(rules.pits_of(board, 1))],
+        "stores": list(rules.stores_of(board)),
+        "hand": hands,
+        "to_move": position.to_move,
+        "over": position.over,
+        "winner": None if position.outcome is None else position.outcome.result(),
+    }
 
 
 def _usual_interval(times: list[float]) -> float | None:

@@ -10,7 +10,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.board import BoardMapping
 from controller.rules import Place, Position, Rules, StepFollower, StepKind
@@ -23,6 +23,7 @@ from .referee import Referee
 from .seeds import estimate_seed_mass
 
 AnyReferee = Referee | Tracker  # (the cases, and the one search replacing them: issue 12)
+R = TypeVar("R", Referee, Tracker)
 
 STARTUP_S = 0.5  # the board at rest before play, to read its levels
 POWER_UP_SAMPLES = 4  # the HX711 needs 4 samples after power-up
@@ -113,19 +114,7 @@ def start_referee(
     follower: StepFollower | None = None,
 ) -> Referee:
     """A referee on `source`, started from the board at rest (the start layout by default)."""
-    follower = follower or StepFollower.new(rules)
-    startup = read_startup(source, calibration, rules, mapping, follower.position(), rate_sps)
-    detector = BoardDetector(
-        calibration, rate_sps=rate_sps, seed_g=startup.seed_g, noise_g=startup.noise_g
-    )
-    referee = Referee(
-        rules, mapping, detector, startup.seed_g, follower=follower, start_cv=startup.seed_cv
-    )
-    referee.start_levels(startup.levels_g)
-    detector.start_at(startup.levels_g)
-    for frame in startup.frames:
-        referee.process(frame)
-    return referee
+    return _started(Referee, source, calibration, rules, mapping, rate_sps, follower)
 
 
 def start_tracker(
@@ -137,18 +126,31 @@ def start_tracker(
     follower: StepFollower | None = None,
 ) -> Tracker:
     """The one-search referee (hypotheses.py) on `source`, started as `start_referee` is."""
+    return _started(Tracker, source, calibration, rules, mapping, rate_sps, follower)
+
+
+def _started(
+    make: type[R],
+    source: SampleSource,
+    calibration: list[tuple[float, float]],
+    rules: Rules,
+    mapping: BoardMapping,
+    rate_sps: float,
+    follower: StepFollower | None,
+) -> R:
     follower = follower or StepFollower.new(rules)
     startup = read_startup(source, calibration, rules, mapping, follower.position(), rate_sps)
     detector = BoardDetector(
         calibration, rate_sps=rate_sps, seed_g=startup.seed_g, noise_g=startup.noise_g
     )
-    tracker = Tracker(
-        rules, mapping, detector, startup.seed_g, start_cv=startup.seed_cv, follower=follower
+    referee = make(
+        rules, mapping, detector, startup.seed_g, follower=follower, start_cv=startup.seed_cv
     )
+    referee.start_levels(startup.levels_g)
     detector.start_at(startup.levels_g)
     for frame in startup.frames:
-        tracker.process(frame)
-    return tracker
+        referee.process(frame)
+    return referee
 
 
 # The referees a bench may run: today's cases, and the one search built to replace them.
