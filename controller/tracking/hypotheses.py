@@ -560,15 +560,16 @@ class Tracker:
             else ()
         )
         best: tuple[float, float, tuple[Entry, ...]] | None = None
-        for ledger in (hyp.ledger, tuple(e for e in hyp.ledger if e not in carried)):
+        # The hand puts captured seeds in the store in the order it took them: the first k.
+        for k in range(len(carried) + 1):
+            arrived = carried[:k]
+            ledger = tuple(e for e in hyp.ledger if e not in arrived)
             after = self._count(hyp.game, ledger, cell)
             weighed = [e for e in carried if e.grams is not None and e not in ledger]
             known = (-sum(e.seeds for e in weighed), sum(e.grams or 0.0 for e in weighed))
             total, touch = self._misfit(motion, count_before, after, touch_was, known)
             if best is None or total < best[0]:
                 best = (total, touch, ledger)
-            if not carried:
-                break
         assert best is not None
         total, touch, ledger = best
         touches = tuple((c, g) for c, g in hyp.touches if c != cell)
