@@ -76,7 +76,7 @@ MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
 # seed's onset is its first or second sample.
 SLACK_S = 0.25
 FAST_SLACK_S = 0.03
-SEQUENCE_MAX = 3  # steps one motion may explain (with those of near motions)
+SEQUENCE_MAX = 4  # steps one motion may explain (with those of near motions)
 SLOW_ONSET_SEEDS = 0.15
 TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
 
@@ -277,9 +277,20 @@ class Tracker:
                 key = branch.key()
                 if key not in best or branch.cost < best[key].cost:
                     best[key] = branch
-        ranked = sorted(best.values(), key=lambda h: h.cost)
-        floor = ranked[0].cost + WORSE
-        return [h for h in ranked[:BEAM] if h.cost <= floor]
+        scored = sorted((self._rank(h), k, h) for k, h in enumerate(best.values()))
+        floor = scored[0][0] + WORSE
+        return [h for rank, _, h in scored[:BEAM] if rank <= floor]
+
+    def _rank(self, hyp: Hypothesis) -> float:
+        """A hypothesis's cost with its settled motions that wait to be scored (a motion
+        begun before they settled is still under way) scored as things stand: unscored, a
+        wrong guess would pass for free."""
+        rank = hyp.cost
+        for waiting in hyp.unscored:
+            motion = self.motions[waiting[0]]
+            if motion.after_g is not None:
+                rank += self._fit(hyp, motion, waiting).cost - hyp.cost
+        return rank
 
     def _branches(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
         place = self.place_of.get(motion.cell)
@@ -310,15 +321,18 @@ class Tracker:
     def _near(
         self, hyp: Hypothesis, index: int, motion: Motion, place: Place
     ) -> list[tuple[int, Place]]:
-        """Later motions at other cups that began within SLACK_S of this one: cups may
-        show their motions in another order than the hands made them (at 10 SPS a light
-        seed crosses the onset a sample after a heavy one, and a cup a seed fell in may still
-        be settling when the next player lifts it)."""
+        """Later motions at other cups that began before this one settled (or within SLACK_S
+        after its onset): their steps may come first. A cup's level shows everything that
+        happened to it until it settled: a pit lifted by one hand and sown into by the
+        other's seed a moment later is one motion, the other hand's steps between. And cups
+        may show their motions in another order than the hands made them: at 10 SPS a light
+        seed crosses the onset a sample after a heavy one."""
         slack = SLACK_S if self.slow else FAST_SLACK_S
+        until = max(motion.onset_t + slack, min(motion.settled_t, self.now))
         out = []
         for later in range(index + 1, len(self.motions)):
             other = self.motions[later]
-            if other.onset_t - motion.onset_t > slack:
+            if other.onset_t > until:
                 break
             there = self.place_of.get(other.cell)
             if there is not None and there != place and later not in hyp.ahead:
@@ -663,7 +677,7 @@ class Tracker:
             # the wrong pit may explain the cups alike (the hand's tempo tells them apart, if
             # it has one) until the hands put it right, and the board shows the likelier.
             rival = next((h for h in beam if not _mistakes(h)), None)
-            if rival is not None and rival.cost - leader.cost < MARGIN:
+            if rival is not None and self._rank(rival) - self._rank(leader) < MARGIN:
                 continue
             place = self.place_of[entry.cell]
             flag = Flag(
