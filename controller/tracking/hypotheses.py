@@ -272,12 +272,12 @@ class Tracker:
         for hypothesis in beam:
             for explained in self._branches(hypothesis, index, motion):
                 branch = self._score_settled(explained, following)
-                if branch is None:
-                    continue
                 key = branch.key()
                 if key not in best or branch.cost < best[key].cost:
                     best[key] = branch
         scored = sorted((self._rank(h), k, h) for k, h in enumerate(best.values()))
+        if not scored:
+            return beam  # (a cup no place is mapped to: nothing to explain)
         floor = scored[0][0] + WORSE
         return [h for rank, _, h in scored[:BEAM] if rank <= floor]
 
@@ -547,22 +547,19 @@ class Tracker:
             cost += MISTAKE_COST
         return replace(hyp, cost=hyp.cost + cost)
 
-    def _score_settled(self, hyp: Hypothesis, following: float) -> Hypothesis | None:
+    def _score_settled(self, hyp: Hypothesis, following: float) -> Hypothesis:
         """Score every explained motion that settled before the next motion began."""
         for entry in hyp.unscored:
             motion = self.motions[entry[0]]
             if motion.after_g is None or motion.settled_t > following:
                 continue
             rest = tuple(u for u in hyp.unscored if u is not entry)
-            scored = self._fit(replace(hyp, unscored=rest), motion, entry)
-            if scored is None:
-                return None
-            hyp = scored
+            hyp = self._fit(replace(hyp, unscored=rest), motion, entry)
         return hyp
 
     def _fit(
         self, hyp: Hypothesis, motion: Motion, before: tuple[int, int, float]
-    ) -> Hypothesis | None:
+    ) -> Hypothesis:
         """Score a settled motion: its level against the seeds the hypothesis puts there by
         then, with captured seeds on their way to this store arrived or not, and the touch on
         it unchanged, lifted, or newly put (its weight fitted), whichever fits best."""
