@@ -63,6 +63,9 @@ TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most  # a moving cup left unexplained for now, where a step could explain it
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
+# ... and a hand settling on a cup overshot its weight by 6 % at most in bench humans (143
+# weights of 1.5 seeds or more at a due cup), seeds let go together by 17 % at least
+STRUCK_TOUCH_COST = 5.0
 # -- what a cup's level may be off --------------------------------------------------------------
 SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
 CALIBRATION = 0.03  # a cell's gain error
@@ -141,6 +144,7 @@ class Hypothesis:
     # began first: it is scored once the motions that began before then are explained.
     unscored: tuple[tuple[int, int, float], ...] = ()
     ahead: tuple[int, ...] = ()  # later motions whose steps were taken early (SLACK_S)
+    made: tuple[Entry, ...] = ()  # the mistakes it holds were made, put right since or not
 
     def touch_g(self, cell: int) -> float:
         return next((g for c, g in self.touches if c == cell), 0.0)
@@ -201,7 +205,7 @@ class Tracker:
             # its first sample, and the lights follow it from there.
             self.detector.set_onset(SLOW_ONSET_SEEDS)
         self.now = 0.0
-        self.raised: dict[tuple[int, int, str], Flag] = {}  # (motion, cell, kind) -> its flag
+        self.raised: dict[tuple[int, int], Flag] = {}  # (motion, cell) of a mistake -> its flag
         self.search_s_max = 0.0
         self.stand = 0
 
@@ -526,8 +530,15 @@ class Tracker:
         unscored = hyp.unscored
         if index not in (u[0] for u in unscored):
             unscored = (*unscored, self._before(hyp, index))
+        made = hyp.made + tuple(e for e in ledger if e.mistake and e not in hyp.ledger)
         base = replace(
-            hyp, game=game, last=last, ledger=ledger, cost=hyp.cost + prior, unscored=unscored
+            hyp,
+            game=game,
+            last=last,
+            ledger=ledger,
+            cost=hyp.cost + prior,
+            unscored=unscored,
+            made=made,
         )
         if motion.after_g is None:
             yield self._priced_moving(base, motion, bool(steps) or bool(prior))
@@ -625,8 +636,10 @@ class Tracker:
             struck = motion.peak_g >= (1 + LET_GO_RING) * (motion.after_g - motion.before_g)
             seeds_unstruck = d > 0 and motion.peak_g < (1 + LET_GO_RING) * d * m * 0.9
             hand_struck = touch > touch_was and struck and d <= 0
-            if seeds_unstruck or hand_struck:
+            if seeds_unstruck:
                 total += NO_STRIKE_COST
+            elif hand_struck:
+                total += STRUCK_TOUCH_COST
         return total, touch
 
     def _count(self, game: StepFollower, ledger: tuple[Entry, ...], cell: int) -> int:
@@ -659,32 +672,38 @@ class Tracker:
         self._flags(beam)
 
     def _flags(self, beam: list[Hypothesis]) -> None:
+        """Raise the leader's mistakes (made since the start, open or put right since) once
+        their motion has settled and nothing without a mistake comes close; resolve a flag
+        when the leader puts its mistake right, or never made it."""
         leader = self.leader
-        held = {(e.motion, e.cell, e.kind) for e in leader.ledger if e.mistake}
+        made = {(e.motion, e.cell): e for e in leader.made}
+        open_now = {(e.motion, e.cell) for e in leader.ledger if e.mistake}
         for key, flag in self.raised.items():
-            if flag.active and key not in held:
+            if flag.active and key not in open_now:
                 flag.resolved_t = self.now
-        for entry in leader.ledger:
-            key = (entry.motion, entry.cell, entry.kind)
-            if not entry.mistake or (key in self.raised and self.raised[key].active):
+                if key not in made:
+                    flag.detail = "withdrawn: the cups are explained without it"
+        for key, entry in made.items():
+            if key in self.raised and (self.raised[key].active or key not in open_now):
                 continue
             if entry.motion >= self.done:
                 continue  # not settled yet
             # Shown when no explanation without a mistake comes close: a seed lost and one in
             # the wrong pit may explain the cups alike (the hand's tempo tells them apart, if
             # it has one) until the hands put it right, and the board shows the likelier.
-            rival = next((h for h in beam if not _mistakes(h)), None)
-            if rival is not None and self._rank(rival) - self._rank(leader) < MARGIN:
+            rival = next((h for h in beam if not h.made), None)
+            if rival is not None and self._rank(rival) - self._rank(leader) < MARGIN - 1e-9:
                 continue
-            place = self.place_of[entry.cell]
             flag = Flag(
                 self.motions[entry.motion].onset_t,
                 entry.kind,
-                place,
+                self.place_of[entry.cell],
                 leader.game.expected_places(),
                 player=entry.player,
                 shown_t=self.now,
             )
+            if key not in open_now:
+                flag.resolved_t = self.now  # made and put right already
             self.flags.append(flag)
             self.raised[key] = flag
 
@@ -709,8 +728,3 @@ class Tracker:
             if entry.player is not None and entry.kind != "seed_lost":
                 hands[entry.player] -= entry.seeds
         return belief_json(game, board, hands)
-
-
-def _mistakes(hyp: Hypothesis) -> set[tuple[int, int]]:
-    """The mistakes a hypothesis holds, by the motion and cup that made them."""
-    return {(e.motion, e.cell) for e in hyp.ledger if e.mistake}
