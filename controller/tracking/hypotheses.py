@@ -439,10 +439,10 @@ class Tracker:
         self, hyp: Hypothesis, index: int, motion: Motion, place: Place
     ) -> Iterator[Hypothesis]:
         """Seeds put where none are due, or a pit lifted that may not be; and a seed lost."""
-        change = self._seeds_seen(hyp, motion)
-        if change is None:
-            change = 1  # still moving: as if one seed (it is priced, not scored, till it settles)
-        if change != 0:
+        changes = self._changes_seen(hyp, motion) or [1]  # (moving: priced, not yet scored)
+        for change in changes:
+            if change == 0:
+                continue
             kind, player = self._mistake_kind(hyp.game, place, change)
             entry = Entry(motion.cell, change, kind, player, index)
             ledger = (*hyp.ledger, entry)
@@ -650,9 +650,22 @@ class Tracker:
 
     def _seeds_seen(self, hyp: Hypothesis, motion: Motion) -> int | None:
         """Seeds the settled motion moved, whole (None: still moving)."""
+        changes = self._changes_seen(hyp, motion)
+        return changes[0] if changes else None
+
+    def _changes_seen(self, hyp: Hypothesis, motion: Motion) -> list[int]:
+        """Seeds the settled motion may have moved, whole: its change, and its change less
+        the hand that rested on the cup, if it lifted (none while it moves)."""
         if motion.after_g is None:
-            return None
-        return round(self.seeds.count(motion.after_g - motion.before_g))
+            return []
+        change = motion.after_g - motion.before_g
+        counts = [round(self.seeds.count(change))]
+        touch = hyp.touch_g(motion.cell)
+        if touch:
+            lifted = round(self.seeds.count(change + touch))
+            if lifted not in counts:
+                counts.append(lifted)
+        return counts
 
     @staticmethod
     def _due_at(game: StepFollower, place: Place) -> list[Step]:
