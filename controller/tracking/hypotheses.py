@@ -422,10 +422,16 @@ class Tracker:
                 hyp, index, motion, game, steps, (*ledger, extra), cost + MISTAKE_COST
             )
         if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
-            left = round(self.seeds.count(motion.after_g - hyp.touch_g(motion.cell)))
-            if left >= 1:
-                entry = Entry(motion.cell, left, "left", steps[-1].player, index)
-                yield from self._scored(hyp, index, motion, game, steps, (*ledger, entry), cost)
+            # Seeds left for a second handful: what the cup reads, with the hand that pressed
+            # on it to grab still there or lifted, and fewer than were in it.
+            there = self._count(hyp.game, hyp.ledger, motion.cell)
+            touch = hyp.touch_g(motion.cell)
+            for grams in sorted({motion.after_g, motion.after_g - touch}):
+                left = round(self.seeds.count(grams))
+                if 1 <= left < there:
+                    entry = Entry(motion.cell, left, "left", steps[-1].player, index)
+                    ledger_left = (*ledger, entry)
+                    yield from self._scored(hyp, index, motion, game, steps, ledger_left, cost)
 
     def _settling(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
         """Seeds of the ledger at this cup coming right: each entry, or all of them."""
