@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.board import BoardMapping
-from controller.rules import Place, Rules, Step, StepFollower, StepKind
+from controller.rules import Phase, Place, Rules, Step, StepFollower, StepKind
 from controller.rules.follower import Mistake
 from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
@@ -81,6 +81,9 @@ SLACK_S = 0.25
 FAST_SLACK_S = 0.03
 SEQUENCE_MAX = 4  # steps one motion may explain (with those of near motions)
 SLOW_ONSET_SEEDS = 0.15
+RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
+STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
+STALL_RATE = 0.5  # ... and then costs this much a second
 TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
 
 # What a follower's mistake is called on the board (SIMULATION.md's flag kinds)
@@ -207,6 +210,7 @@ class Tracker:
         self.now = 0.0
         self.raised: dict[tuple[int, int], Flag] = {}  # (motion, cell) of a mistake -> its flag
         self.search_s_max = 0.0
+        self.searched_t = 0.0
         self.stand = 0
 
     @property
@@ -224,11 +228,12 @@ class Tracker:
         changed = False
         for event in batch.events:
             changed |= self._motion_event(event)
-        if changed:
+        # Nothing moving tells too: a hand that holds seeds stops sowing only for a while
+        # (`_stalled`), so the explanations are weighed again now and then while all is still.
+        if changed or self.now - self.searched_t >= RECONSIDER_S:
             began = time.process_time()
             self._search()
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
-        self._flag_hand_stopped()
 
     def _motion_event(self, event: Onset | Settled) -> bool:
         cells = self.detector.cells
@@ -263,6 +268,7 @@ class Tracker:
         while self.done < len(self.motions) and self.motions[self.done].after_g is not None:
             self.frontier = self._advance(self.frontier, self.done)
             self.done += 1
+        self.searched_t = self.now
         beam = self.frontier
         for index in range(self.done, len(self.motions)):
             beam = self._advance(beam, index)
@@ -289,7 +295,7 @@ class Tracker:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
         begun before they settled is still under way) scored as things stand: unscored, a
         wrong guess would pass for free."""
-        rank = hyp.cost
+        rank = hyp.cost + self._stalled(hyp)
         for waiting in hyp.unscored:
             motion = self.motions[waiting[0]]
             if motion.after_g is not None:
@@ -370,6 +376,20 @@ class Tracker:
                 yield from self._sequences(
                     then, place, near, (*steps, step), (*ahead, other), depth - 1
                 )
+
+    def _stalled(self, hyp: Hypothesis) -> float:
+        """A hand holding seeds to sow, or captured seeds for its store, that does nothing for
+        long is unlikely: children pause up to 20 s mid-sowing (SIMULATION.md), so the cost
+        grows slowly from STALL_FREE_S after the last cup began to move. It tells apart, once
+        the hands are still, explanations that leave seeds in a hand from those that do not
+        (a seed lost, and its spare put in, against a seed in the wrong pit)."""
+        quiet = self.now - (self.motions[-1].onset_t if self.motions else 0.0)
+        if quiet <= STALL_FREE_S:
+            return 0.0
+        holding = any(
+            hand.seeds > 0 and hand.phase in (Phase.SOWING, Phase.RELAY) for hand in hyp.game.hands
+        ) or any(e.kind == "carried" for e in hyp.ledger)
+        return (quiet - STALL_FREE_S) * STALL_RATE if holding else 0.0
 
     def _before(self, hyp: Hypothesis, index: int) -> tuple[int, int, float]:
         cell = self.motions[index].cell
@@ -725,9 +745,6 @@ class Tracker:
                 flag.resolved_t = self.now  # made and put right already
             self.flags.append(flag)
             self.raised[key] = flag
-
-    def _flag_hand_stopped(self) -> None:
-        """(A hand that stops with seeds in it is seen when the next move begins.)"""
 
     # -- the referee's contract -----------------------------------------------------------------
 
