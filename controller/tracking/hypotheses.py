@@ -79,8 +79,9 @@ MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
 # seed's onset is its first or second sample.
 SLACK_S = 0.25
 FAST_SLACK_S = 0.03
-SEQUENCE_MAX = 4  # steps one motion may explain (with those of near motions)
+SEQUENCE_MAX = 6  # steps one motion may explain (with those of near motions)
 SLOW_ONSET_SEEDS = 0.15
+HOLD_S = 0.1
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
 STALL_RATE = 0.5  # ... and then costs this much a second
@@ -106,6 +107,7 @@ class Motion:
     after_g: float | None = None  # the level it settled at (None: still moving)
     peak_g: float = 0.0  # the furthest it went above `before_g`
     settled_t: float = math.inf
+    paused_g: float = 0.0  # where it paused for a moment, above `before_g` (a brush)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +201,10 @@ class Tracker:
         self.motions: list[Motion] = []
         self.done = 0  # motions[:done] are settled and in the frontier
         self.open: dict[int, int] = {}  # cell -> its motion under way
+        self.last_motion: dict[int, int] = {}  # cell -> its latest motion
+        # A motion is final once settled this long (at 80 SPS fingers brushing a cup, 30 to
+        # 80 ms, may read as settled for a moment; at 10 SPS a reading averages them away).
+        self.hold_s = 0.0 if self.detector.slow else HOLD_S
         self.seeds = SeedWeights(self.seed_g, self.start_cv)
         self.cell_of = self.mapping.cell_of
         self.place_of = self.mapping.place_of
@@ -241,22 +247,37 @@ class Tracker:
         if isinstance(event, Onset):
             if cell in self.open:
                 return False
+            last = self.last_motion.get(cell)
+            if (
+                last is not None
+                and last >= self.done
+                and event.t - self.motions[last].settled_t < self.hold_s
+            ):
+                # It had only paused: fingers brushing the cup read as settled for a moment.
+                motion = self.motions[last]
+                assert motion.after_g is not None
+                motion.paused_g = motion.after_g - motion.before_g
+                motion.after_g = None
+                motion.settled_t = math.inf
+                self.open[cell] = last
+                return True
             rest = cells[cell].rest
             before = rest if rest is not None else 0.0
-            self.open[cell] = len(self.motions)
+            self.open[cell] = self.last_motion[cell] = len(self.motions)
             self.motions.append(Motion(cell, event.t, before))
             return True
         index = self.open.pop(cell, None)
         if index is None:
             # The level re-taken after an early settle (10 SPS): the last motion settled there.
-            last = next((m for m in reversed(self.motions) if m.cell == cell), None)
-            if last is None or last.after_g is None:
-                return False
-            last.after_g = event.level_g
+            latest = self.last_motion.get(cell)
+            if latest is not None and self.motions[latest].after_g is not None:
+                self.motions[latest].after_g = event.level_g
             return False
         motion = self.motions[index]
         motion.after_g = event.level_g
-        motion.peak_g = max(event.peak_g, event.level_g - motion.before_g)
+        # (The detector's peak is from where the cup paused, if it did.)
+        peak = motion.paused_g + event.peak_g
+        motion.peak_g = max(motion.peak_g, peak, event.level_g - motion.before_g)
         motion.settled_t = event.t
         return True
 
@@ -265,7 +286,7 @@ class Tracker:
     def _search(self) -> None:
         """Advance the frontier through the motions settled in order, then explain the ones
         under way from it: the leader is the likeliest."""
-        while self.done < len(self.motions) and self.motions[self.done].after_g is not None:
+        while self.done < len(self.motions) and self._held(self.motions[self.done]):
             self.frontier = self._advance(self.frontier, self.done)
             self.done += 1
         self.searched_t = self.now
@@ -274,6 +295,10 @@ class Tracker:
             beam = self._advance(beam, index)
         self.leader = beam[0]
         self._publish(beam)
+
+    def _held(self, motion: Motion) -> bool:
+        """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
+        return motion.after_g is not None and self.now - motion.settled_t >= self.hold_s
 
     def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis]:
         motion = self.motions[index]
@@ -594,9 +619,7 @@ class Tracker:
             hyp = self._fit(replace(hyp, unscored=rest), motion, entry)
         return hyp
 
-    def _fit(
-        self, hyp: Hypothesis, motion: Motion, before: tuple[int, int, float]
-    ) -> Hypothesis:
+    def _fit(self, hyp: Hypothesis, motion: Motion, before: tuple[int, int, float]) -> Hypothesis:
         """Score a settled motion: its level against the seeds the hypothesis puts there by
         then, with captured seeds on their way to this store arrived or not, and the touch on
         it unchanged, lifted, or newly put (its weight fitted), whichever fits best."""
