@@ -214,7 +214,7 @@ class Tracker:
             # its first sample, and the lights follow it from there.
             self.detector.set_onset(SLOW_ONSET_SEEDS)
         self.now = 0.0
-        self.raised: dict[tuple[int, int], Flag] = {}  # (motion, cell) of a mistake -> its flag
+        self.raised: dict[int, Flag] = {}  # the motion a mistake was made at -> its flag
         self.search_s_max = 0.0
         self.searched_t = 0.0
         self.stand = 0
@@ -734,40 +734,53 @@ class Tracker:
         self._flags(beam)
 
     def _flags(self, beam: list[Hypothesis]) -> None:
-        """Raise the leader's mistakes (made since the start, open or put right since) once
-        their motion has settled and nothing without a mistake comes close; resolve a flag
-        when the leader puts its mistake right, or never made it."""
+        """A flag for each of the leader's mistakes (made since the start, open or put right
+        since), raised once its motion has settled and nothing without a mistake comes close.
+        It is one red light for what went wrong at that motion: when the leader explains it
+        as another mistake (a seed lost rather than the next in the wrong pit, once the spare
+        comes), the flag names that one from then on; it is resolved when the leader puts it
+        right, and withdrawn when the leader never made it."""
         leader = self.leader
-        made = {(e.motion, e.cell): e for e in leader.made}
-        open_now = {(e.motion, e.cell) for e in leader.ledger if e.mistake}
-        for key, flag in self.raised.items():
-            if flag.active and key not in open_now:
+        made = {e.motion: e for e in leader.made}
+        open_now = {e.motion for e in leader.ledger if e.mistake}
+        for motion, flag in self.raised.items():
+            if flag.active and motion not in open_now:
                 flag.resolved_t = self.now
-                if key not in made:
+                if motion not in made:
                     flag.detail = "withdrawn: the cups are explained without it"
-        for key, entry in made.items():
-            if key in self.raised and (self.raised[key].active or key not in open_now):
+        for motion, entry in made.items():
+            raised = self.raised.get(motion)
+            if raised is not None:
+                self._rename(raised, entry)
                 continue
-            if entry.motion >= self.done:
+            if motion >= self.done:
                 continue  # not settled yet
-            # Shown when no explanation without a mistake comes close: a seed lost and one in
-            # the wrong pit may explain the cups alike (the hand's tempo tells them apart, if
-            # it has one) until the hands put it right, and the board shows the likelier.
+            # (A seed lost and one in the wrong pit may explain the cups alike until the
+            # hands put it right; the hand's tempo tells them apart, when it has one.)
             rival = next((h for h in beam if not h.made), None)
             if rival is not None and self._rank(rival) - self._rank(leader) < MARGIN - 1e-9:
                 continue
             flag = Flag(
-                self.motions[entry.motion].onset_t,
+                self.motions[motion].onset_t,
                 entry.kind,
                 self.place_of[entry.cell],
                 leader.game.expected_places(),
                 player=entry.player,
                 shown_t=self.now,
             )
-            if key not in open_now:
+            if motion not in open_now:
                 flag.resolved_t = self.now  # made and put right already
             self.flags.append(flag)
-            self.raised[key] = flag
+            self.raised[motion] = flag
+
+    def _rename(self, flag: Flag, entry: Entry) -> None:
+        """The flag names the leader's mistake at its motion (shown anew from now), even once
+        put right: the record keeps what went wrong."""
+        place = self.place_of[entry.cell]
+        if (flag.kind, flag.at) != (entry.kind, place):
+            flag.kind, flag.at, flag.player = entry.kind, place, entry.player
+            flag.expected = self.leader.game.expected_places()
+            flag.shown_t = self.now
 
     # -- the referee's contract -----------------------------------------------------------------
 
