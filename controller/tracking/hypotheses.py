@@ -753,8 +753,8 @@ class Tracker:
             if raised is not None:
                 self._rename(raised, entry)
                 continue
-            if motion >= self.done:
-                continue  # not settled yet
+            if not self._held(self.motions[motion]):
+                continue  # not settled yet (the motions before it need not have)
             # (A seed lost and one in the wrong pit may explain the cups alike until the
             # hands put it right; the hand's tempo tells them apart, when it has one.)
             rival = next((h for h in beam if not h.made), None)
