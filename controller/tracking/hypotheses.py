@@ -1,38 +1,51 @@
 """One search over what the hands did: the cups' motions explained by due steps and touches.
 
-Issue 12's mechanism, built beside `referee.py` to replace it. Every time a cup moves, something
-happened there, and each explanation of what is a branch:
+Issue 12's mechanism, built beside `referee.py` to replace it. A **motion** is a cup moving,
+from the detector's onset to its settling (a cup that moves again within `HOLD_S` had only
+paused: fingers brushing it). Every motion is explained by one choice, each a branch:
 
-- **due steps** of either hand at that place, from the rules' `StepFollower` (never a rule
-  written again): a seed sown, a pit lifted, a capture or sweep taken; up to two in one motion
-  (a seed and the relay pickup after it, both hands' seeds in one cup);
+- **due steps** of either hand, from the rules' `StepFollower` (never a rule written again),
+  ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
+  those of the motions that began before this one settled, up to `SEQUENCE_MAX` in all (a seed
+  and the relay pickup after it; a pit lifted by one hand and sown into by the other's seed a
+  moment later, the other hand's steps between: they are that motion's then);
 - **nothing**: a brush, a knock, a press that went away (the cup settles where it was);
-- a **touch**: a finger, palm or forearm that stays on the cup (its weight is fitted; it goes
-  when the cup falls back by it), `TOUCH_COST` less likely than a step;
-- seeds of the **ledger** settling: captured seeds arriving in the store, a stray taken back,
-  the rest of a pit lifted, a spare put where a seed was lost;
+- a **touch**: a finger, palm or forearm that stays on the cup, its weight fitted, `TOUCH_COST`
+  less likely than a step; it goes when the cup falls back by it;
+- seeds of the **ledger** coming right: a stray taken back, the rest of a pit lifted, a spare
+  put where a seed was lost (captured seeds reach the store by themselves, see below);
 - a **mistake**, `MISTAKE_COST` less likely: seeds where none are due, a pit lifted that may
-  not be, two seeds where one is due, a seed lost off the board (a due seed that never fell).
+  not be, two seeds where one is due, a seed lost off the board (a due seed that never fell:
+  the next comes two beats after the last, by the hand's tempo, where a seed in the wrong pit
+  comes after one). Its flag's kind is what the follower answers when fed the mistaken step.
 
-A hypothesis is one choice per motion since the start: its game (a follower copy), the
-ledger of seeds that are not where the game has them (each entry a cup's seeds more or fewer,
-with why), the touches resting on cups, and its cost: the priors of its choices plus, for
-every motion that has settled, how far the cup's settled level is from what the choice says
-(Gaussian, in standard deviations of the seed masses, the calibration's gain error and a
-cup's noise at rest). Motions are taken in the order they began, so a hand's steps happen in
-the order its cups moved; two hands interleave freely.
+A **hypothesis** is one choice per motion: its game (a follower copy), the **ledger** of seeds
+that are not where the game has them (each entry a cup's seeds more or fewer, and why: carried
+to the store, left for a second handful, or a mistake), the touches resting on cups, the
+mistakes it made, and its **cost** (negative log-likelihood):
 
-A beam of the `BEAM` likeliest hypotheses is kept (Viterbi with pruning), and hypotheses that
-reach the same state (two orders of the same steps) are merged, the likelier kept. Motions
-that have settled are final and advance the beam for good (the frontier); the motions still
-under way are explained again at each event from the frontier, on their priors only (a cup
-moving tells that something happened, not what), so the due step leads at once where a due
-cup begins to move and the next place is lit on the first samples. If the cup settles without
-a seed (fingers brushing it) the step's misfit drops it from the lead and the light goes back.
+- the priors of its choices;
+- for every settled motion, how far the cup's level is from what the choice puts there
+  (Gaussian: the seeds' spread learned from the game, the calibration's gain error, a cup's
+  noise at rest). Captured seeds are followed by their weight, what their cup held before it
+  was lifted, and reach the store in the order they were taken, the first k of them at a
+  motion of the store, whichever k fits. A level shows every step made before it settled, so
+  a motion is scored once every motion begun before it settled is explained;
+- at 80 SPS, the strike: seeds let go ring the cup over their weight, a hand settling does not;
+- a hand that holds seeds and does nothing for long (`_stalled`).
 
-A mistake is flagged when the leading hypothesis holds it, its motion has settled, and every
-hypothesis without it is at least MARGIN less likely; its flag's kind is what the follower
-answers when fed the mistaken step. When a later motion puts it right, the flag is resolved.
+A **beam** of the `BEAM` likeliest hypotheses is kept (Viterbi with pruning, ranked with their
+settled motions scored as things stand), and hypotheses that reach the same state (two orders
+of the same steps) are merged, the likelier kept. Motions that have settled, in order, advance
+the beam for good (the frontier); the motions still under way are explained again at each
+event from the frontier on their priors, so the due step leads at once where a due cup begins
+to move and the next place is lit on the first samples. If the cup settles without a seed the
+step's misfit drops it from the lead and the light goes back.
+
+**Flags**: a mistake of the leader is flagged once its motion has held and no hypothesis
+without a mistake comes within MARGIN. One flag a motion: if the leader comes to explain that
+motion by another mistake, the flag is renamed (and shown anew); it is resolved when the leader
+puts it right, and withdrawn if the leader never made it.
 """
 
 from __future__ import annotations
@@ -294,7 +307,7 @@ class Tracker:
         for index in range(self.done, len(self.motions)):
             beam = self._advance(beam, index)
         self.leader = beam[0]
-        self._publish(beam)
+        self._publish()
 
     def _held(self, motion: Motion) -> bool:
         """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
@@ -722,7 +735,7 @@ class Tracker:
 
     # -- what the leader says -------------------------------------------------------------------
 
-    def _publish(self, beam: list[Hypothesis]) -> None:
+    def _publish(self) -> None:
         """The leader's steps become the steps; its settled mistakes become flags."""
         taken = self.leader.steps()
         keep = 0
@@ -731,16 +744,18 @@ class Tracker:
         self.stand = min(self.stand, keep)
         # A step is lit when it first leads: that is its time (the lights' latency).
         self.steps[keep:] = [RecognisedStep(self.now, n.step) for n in taken[keep:]]
-        self._flags(beam)
+        self._flags(self.frontier)
 
     def _flags(self, beam: list[Hypothesis]) -> None:
         """A flag for each of the leader's mistakes (made since the start, open or put right
         since), raised once its motion has settled and nothing without a mistake comes close.
+        Judged on the frontier (`beam`): the motions that have held, in order, and no more (a
+        cup still moving, or settled for a moment, can make any explanation lead).
         It is one red light for what went wrong at that motion: when the leader explains it
         as another mistake (a seed lost rather than the next in the wrong pit, once the spare
         comes), the flag names that one from then on; it is resolved when the leader puts it
         right, and withdrawn when the leader never made it."""
-        leader = self.leader
+        leader = beam[0]
         made = {e.motion: e for e in leader.made}
         open_now = {e.motion for e in leader.ledger if e.mistake}
         for motion, flag in self.raised.items():
@@ -753,8 +768,7 @@ class Tracker:
             if raised is not None:
                 self._rename(raised, entry)
                 continue
-            if not self._held(self.motions[motion]):
-                continue  # not settled yet (the motions before it need not have)
+
             # (A seed lost and one in the wrong pit may explain the cups alike until the
             # hands put it right; the hand's tempo tells them apart, when it has one.)
             rival = next((h for h in beam if not h.made), None)

@@ -1,9 +1,10 @@
 """The one search (controller/tracking/hypotheses.py), built beside the cases to replace them.
 
 What it already does as the cases do: whole games followed exactly at both rates (the
-congkak opening's two hands included), a finger, a press and a knock taken for no seeds, a seed
-in the wrong pit flagged at its place, captured seeds followed by their weight into the store.
-What it does not do yet is in the closing note of issue 12 (the scenarios it still misjudges).
+congkak opening's two hands included), a finger, a press and a knock taken for no seeds, the
+mistakes of the flag scenarios flagged at their place, captured seeds followed by their weight
+into the store. The scenario files it still misjudges are listed in `NOT_YET`, each with what
+goes wrong: they are expected to fail (strictly: one that passes must leave the list).
 """
 
 from __future__ import annotations
@@ -78,3 +79,45 @@ def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
     captures = [s for s in tracker.steps if s.step.kind is StepKind.CAPTURE]
     assert len(captures) == 2
     assert tracker.leader.ledger == ()  # nothing left in a hand on its way to the store
+
+
+# The scenario files the search does not yet follow as the cases do, and why.
+NOT_YET = {
+    "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
+    "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
+}
+FLAGS = {
+    "flag_extra_seed": [("extra_seed", [0, 3])],
+    "flag_foreign_seed": [("foreign_seed", [1, 3])],
+    "flag_not_all_lifted": [("not_all_lifted", [0, 2])],
+    "flag_opponent_store": [("opponent_store", [1, "store"])],
+    "flag_seed_lost_spare": [("seed_lost", [0, 3])],
+    "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
+    "flag_wrong_pit": [("wrong_pit", [0, 5])],
+    "flag_wrong_start": [("wrong_start", [1, 0])],
+    "congkak_relay": [],
+    "congkak_extra_turn": [],
+    "congkak_capture_empty_opposite": [],
+    "congkak_pass": [],
+    "congkak_simultaneous_opening": [],
+    "congkak_simultaneous_relay_or_new_move_10sps": [],
+    "kalah_end_sweep": [],
+    "oware_grand_slam": [],
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(reason=NOT_YET[name], strict=True))
+        if name in NOT_YET
+        else name
+        for name in sorted(FLAGS)
+    ],
+)
+def test_scenarios_end_as_the_truth_with_their_flags(name: str) -> None:
+    truth, tracker = _run(name)
+    assert _exact(truth, tracker)
+    assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [
+        (kind, list(at)) for kind, at in FLAGS[name]
+    ]
