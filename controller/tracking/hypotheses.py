@@ -229,6 +229,7 @@ class Tracker:
         self.now = 0.0
         self.raised: dict[int, Flag] = {}  # the motion a mistake was made at -> its flag
         self.search_s_max = 0.0
+        self.lit: dict[tuple[int, Step], float] = {}  # (motion, step) -> when it first led
         self.searched_t = 0.0
         self.stand = 0
 
@@ -605,15 +606,16 @@ class Tracker:
             made=made,
         )
         if motion.after_g is None:
-            yield self._priced_moving(base, motion, bool(steps) or bool(prior))
+            yield self._priced_moving(base, index, motion, bool(steps) or bool(prior))
             return
         yield base
 
-    def _priced_moving(self, hyp: Hypothesis, motion: Motion, explained: bool) -> Hypothesis:
+    def _priced_moving(
+        self, hyp: Hypothesis, index: int, motion: Motion, explained: bool
+    ) -> Hypothesis:
         """A cup still moving tells that something happened there, not what: a step or a
         mistake explains it, nothing explains it a little worse (PENDING_COST); a seed cannot
         come into a cup falling away."""
-        index = self.motions.index(motion)
         before = next(u[1] for u in hyp.unscored if u[0] == index)
         change = self._count(hyp.game, hyp.ledger, motion.cell) - before
         rise = self.detector.cells[motion.cell].rise
@@ -742,8 +744,12 @@ class Tracker:
         while keep < min(len(taken), len(self.steps)) and self.steps[keep].step == taken[keep].step:
             keep += 1
         self.stand = min(self.stand, keep)
-        # A step is lit when it first leads: that is its time (the lights' latency).
-        self.steps[keep:] = [RecognisedStep(self.now, n.step) for n in taken[keep:]]
+        # A step is lit when it first leads: that is its time (the lights' latency), and it
+        # keeps it when the leader changes before it (the same step of the same motion).
+        self.steps[keep:] = [
+            RecognisedStep(self.lit.setdefault((n.motion, n.step), self.now), n.step)
+            for n in taken[keep:]
+        ]
         self._flags(self.frontier)
 
     def _flags(self, beam: list[Hypothesis]) -> None:
