@@ -92,7 +92,8 @@ MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
 # seed's onset is its first or second sample.
 SLACK_S = 0.25
 FAST_SLACK_S = 0.03
-SEQUENCE_MAX = 6  # steps one motion may explain (with those of near motions)
+SEQUENCE_MAX = 6  # steps one motion may explain (with those of near motions) ...
+NEAR_MAX_S = 1.0  # ... begun at most this long after it (a grab, and the other hand's seed)
 SLOW_ONSET_SEEDS = 0.15
 HOLD_S = 0.1
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
@@ -213,6 +214,9 @@ class Tracker:
         self.leader: Hypothesis = self.frontier[0]
         self.motions: list[Motion] = []
         self.done = 0  # motions[:done] are settled and in the frontier
+        # The beam after each motion from the frontier on, as last explained (kept until a
+        # motion changes: most events add a motion, and only it is explained)
+        self.trail: list[list[Hypothesis]] = []
         self.open: dict[int, int] = {}  # cell -> its motion under way
         self.last_motion: dict[int, int] = {}  # cell -> its latest motion
         # A motion is final once settled this long (at 80 SPS fingers brushing a cup, 30 to
@@ -229,6 +233,8 @@ class Tracker:
         self.now = 0.0
         self.raised: dict[int, Flag] = {}  # the motion a mistake was made at -> its flag
         self.search_s_max = 0.0
+        self.nodes: list[Taken] = []  # the path's nodes of `steps` (held: their ids stay theirs)
+        self.published: dict[int, int] = {}  # id of such a node -> its place in `steps`
         self.lit: dict[tuple[int, Step], float] = {}  # (motion, step) -> when it first led
         self.searched_t = 0.0
         self.stand = 0
@@ -274,9 +280,11 @@ class Tracker:
                 motion.after_g = None
                 motion.settled_t = math.inf
                 self.open[cell] = last
+                self._changed(last)
                 return True
             rest = cells[cell].rest
             before = rest if rest is not None else 0.0
+            self._began(event.t)
             self.open[cell] = self.last_motion[cell] = len(self.motions)
             self.motions.append(Motion(cell, event.t, before))
             return True
@@ -286,7 +294,11 @@ class Tracker:
             latest = self.last_motion.get(cell)
             if latest is not None and self.motions[latest].after_g is not None:
                 self.motions[latest].after_g = event.level_g
+                if latest >= self.done:
+                    self._changed(latest)
+                    return True
             return False
+        self._changed(index)
         motion = self.motions[index]
         motion.after_g = event.level_g
         # (The detector's peak is from where the cup paused, if it did.)
@@ -301,14 +313,33 @@ class Tracker:
         """Advance the frontier through the motions settled in order, then explain the ones
         under way from it: the leader is the likeliest."""
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
-            self.frontier = self._advance(self.frontier, self.done)
+            # (Explained already from the frontier, and nothing changed since: the same beam.)
+            self.frontier = (
+                self.trail.pop(0) if self.trail else self._advance(self.frontier, self.done)
+            )
             self.done += 1
         self.searched_t = self.now
-        beam = self.frontier
-        for index in range(self.done, len(self.motions)):
+        beam = self.trail[-1] if self.trail else self.frontier
+        for index in range(self.done + len(self.trail), len(self.motions)):
             beam = self._advance(beam, index)
-        self.leader = beam[0]
+            self.trail.append(beam)
+        self.leader = min(beam, key=self._rank)  # (ranked now: a hand stalls as time passes)
         self._publish()
+
+    def _changed(self, index: int) -> None:
+        """A motion settled, or moved again: the motions from it are explained again."""
+        del self.trail[max(0, index - self.done) :]
+
+    def _began(self, t: float) -> None:
+        """A cup began to move at `t`: the motions it may be near (`_near`) are explained
+        again with it."""
+        slack = SLACK_S if self.slow else FAST_SLACK_S
+        for index in range(self.done, len(self.motions)):
+            motion = self.motions[index]
+            reach = min(motion.settled_t, motion.onset_t + NEAR_MAX_S)
+            if t <= max(motion.onset_t + slack, reach):
+                self._changed(index)
+                return
 
     def _held(self, motion: Motion) -> bool:
         """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
@@ -377,7 +408,9 @@ class Tracker:
         may show their motions in another order than the hands made them: at 10 SPS a light
         seed crosses the onset a sample after a heavy one."""
         slack = SLACK_S if self.slow else FAST_SLACK_S
-        until = max(motion.onset_t + slack, min(motion.settled_t, self.now))
+        until = max(
+            motion.onset_t + slack, min(motion.settled_t, self.now, motion.onset_t + NEAR_MAX_S)
+        )
         out = []
         for later in range(index + 1, len(self.motions)):
             other = self.motions[later]
@@ -738,18 +771,37 @@ class Tracker:
     # -- what the leader says -------------------------------------------------------------------
 
     def _publish(self) -> None:
-        """The leader's steps become the steps; its settled mistakes become flags."""
-        taken = self.leader.steps()
-        keep = 0
-        while keep < min(len(taken), len(self.steps)) and self.steps[keep].step == taken[keep].step:
-            keep += 1
+        """The leader's steps become the steps; its settled mistakes become flags. Only the
+        steps after the last one published that the leader shares are looked at (its path is
+        a persistent list: the walk back stops at a published node)."""
+        fresh: list[Taken] = []
+        node = self.leader.last
+        while node is not None and id(node) not in self.published:
+            fresh.append(node)
+            node = node.parent
+        keep = 0 if node is None else self.published[id(node)] + 1
+        fresh.reverse()
+        same = 0  # (the same steps by another path: they stand)
+        while (
+            same < len(fresh)
+            and keep + same < len(self.steps)
+            and self.steps[keep + same].step == fresh[same].step
+        ):
+            same += 1
+        keep += same
+        fresh = fresh[same:]
+        for dropped in self.nodes[keep:]:
+            del self.published[id(dropped)]
+        del self.nodes[keep:]
         self.stand = min(self.stand, keep)
         # A step is lit when it first leads: that is its time (the lights' latency), and it
         # keeps it when the leader changes before it (the same step of the same motion).
         self.steps[keep:] = [
-            RecognisedStep(self.lit.setdefault((n.motion, n.step), self.now), n.step)
-            for n in taken[keep:]
+            RecognisedStep(self.lit.setdefault((n.motion, n.step), self.now), n.step) for n in fresh
         ]
+        for n in fresh:
+            self.published[id(n)] = len(self.nodes)
+            self.nodes.append(n)
         self._flags(self.frontier)
 
     def _flags(self, beam: list[Hypothesis]) -> None:
