@@ -46,8 +46,8 @@ from controller.sim.human import PROFILES
 from controller.sim.player import InjectedMistake, VirtualPlayer
 from controller.stats import percentile
 from controller.tracking.hypotheses import Tracker
-from controller.tracking.referee import Flag
 from controller.tracking.session import AnyReferee, latencies_ms
+from controller.tracking.verdicts import Flag
 
 from .tracking import ends_exact, flag_delay, run_referee, seen_from
 

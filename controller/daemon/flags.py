@@ -10,7 +10,8 @@ referee that makes way for a new setup leaves its flags on the page, no longer a
 from __future__ import annotations
 
 from controller.rules import Place
-from controller.tracking.referee import Flag, Referee
+from controller.tracking.referee import Referee
+from controller.tracking.verdicts import Flag
 
 from .boardcheck import PlaceCheck
 from .status import FlagStatus

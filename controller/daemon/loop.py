@@ -30,7 +30,8 @@ from controller.leds.backends import LedStrip
 from controller.rules import OptionError, StepFollower
 from controller.sensing.frames import Frame, SampleSource
 from controller.sensing.recording import software_version
-from controller.tracking.referee import RecognisedStep, Referee
+from controller.tracking.referee import Referee
+from controller.tracking.verdicts import RecognisedStep
 
 from .boardcheck import LevelWindow
 from .calibration import Calibrator

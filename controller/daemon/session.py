@@ -23,8 +23,9 @@ from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.rules.options import option_applies
 from controller.rules.record import start_json
 from controller.sensing.frames import Frame, SourceStatus
-from controller.tracking.referee import RecognisedStep, Referee
+from controller.tracking.referee import Referee
 from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
+from controller.tracking.verdicts import RecognisedStep
 
 from .boardcheck import (
     DEFAULT_CV,

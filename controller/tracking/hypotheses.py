@@ -63,8 +63,8 @@ from controller.rules.follower import Mistake
 from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
 
-from .referee import Flag, RecognisedStep, belief_json
 from .seeds import SeedWeights
+from .verdicts import Flag, RecognisedStep, belief_json
 
 # -- the priors, in natural log (a step where its cup moved costs nothing) ---------------------
 TOUCH_COST = 3.0  # a hand resting on a cup

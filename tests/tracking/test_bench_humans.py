@@ -11,7 +11,7 @@ from controller.bench import humans
 from controller.rules import Place
 from controller.sim import human
 from controller.sim.player import InjectedMistake
-from controller.tracking.referee import Flag
+from controller.tracking.verdicts import Flag
 
 
 def _flag(kind: str, at: Place, t: float) -> Flag:

@@ -13,10 +13,10 @@ from controller.tracking.referee import (
     BOARD_MISMATCH,
     SENSOR_FAULT,
     Lifting,
-    RecognisedStep,
     Referee,
 )
 from controller.tracking.session import start_referee
+from controller.tracking.verdicts import RecognisedStep
 
 
 def _referee(seed_cv: float = 0.03) -> tuple[Referee, object]:

@@ -18,8 +18,9 @@ from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.sim.world import GRAB_S
 from controller.simulate import report, run_simulation
 from controller.tracking.orders import OrderSearch
-from controller.tracking.referee import RecognisedStep, Referee
+from controller.tracking.referee import Referee
 from controller.tracking.session import start_referee
+from controller.tracking.verdicts import RecognisedStep
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
