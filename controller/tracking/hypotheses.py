@@ -96,6 +96,7 @@ SEQUENCE_MAX = 6  # steps one motion may explain (with those of near motions) ..
 NEAR_MAX_S = 1.0  # ... begun at most this long after it (a grab, and the other hand's seed)
 SLOW_ONSET_SEEDS = 0.15
 HOLD_S = 0.1
+RENAME_S = 5.0  # a flag names another mistake only this soon after it was shown
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
 STALL_RATE = 0.5  # ... and then costs this much a second
@@ -849,6 +850,8 @@ class Tracker:
         """The flag names the leader's mistake at its motion (shown anew from now), even once
         put right: the record keeps what went wrong."""
         place = self.place_of[entry.cell]
+        if self.now - (flag.shown_t or flag.t) > RENAME_S:
+            return  # long shown: the record keeps what the board said then
         if (flag.kind, flag.at) != (entry.kind, place):
             flag.kind, flag.at, flag.player = entry.kind, place, entry.player
             flag.expected = self.leader.game.expected_places()
