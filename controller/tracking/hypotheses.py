@@ -600,12 +600,15 @@ class Tracker:
         active = sowing or game.active_players()
         if not active:
             return "foreign_seed", None
-        player = active[0]
-        step = Step.sow(player, place) if change > 0 else Step.pickup(player, place)
-        verdict = game.copy().feed(step)
         if change > 0 and not sowing:
             return "foreign_seed", None
-        kind = FLAG_OF.get(verdict.mistake) if verdict.mistake is not None else None
+        player = active[0]
+        step = Step.sow(player, place) if change > 0 else Step.pickup(player, place)
+        kind = None
+        if step not in game.expected():
+            # (Rejected, so the game is left as it was: no copy needed.)
+            verdict = game.feed(step)
+            kind = FLAG_OF.get(verdict.mistake) if verdict.mistake is not None else None
         return kind or ("foreign_seed" if change > 0 else "wrong_pickup"), player
 
     # -- scoring ------------------------------------------------------------------------------
