@@ -26,7 +26,7 @@ mistakes it made, and its **cost** (negative log-likelihood):
 
 - the priors of its choices;
 - for every settled motion, how far the cup's level is from what the choice puts there
-  (Gaussian: the seeds' spread learned from the game, the calibration's gain error, a cup's
+  (Gaussian: the seeds' spread as the start layout shows it, the calibration's gain error, a cup's
   noise at rest). Captured seeds are followed by their weight, what their cup held before it
   was lifted, and reach the store in the order they were taken, the first k of them at a
   motion of the store, whichever k fits. A level shows every step made before it settled, so
@@ -70,10 +70,10 @@ from .verdicts import Flag, RecognisedStep, belief_json
 TOUCH_COST = 3.0  # a hand resting on a cup
 MISTAKE_COST = 6.0  # a seed or a pit where the rules say otherwise
 EXTRA_SEED_COST = 3.0  # each seed more than one let go where none was due
-PENDING_COST = 0.5
+PENDING_COST = 0.5  # a moving cup left unexplained for now, where a step could explain it
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
-TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most  # a moving cup left unexplained for now, where a step could explain it
+TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
 # ... and a hand settling on a cup overshot its weight by 6 % at most in bench humans (143
@@ -100,7 +100,6 @@ RENAME_S = 5.0  # a flag names another mistake only this soon after it was shown
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
 STALL_RATE = 0.5  # ... and then costs this much a second
-TAKES = (StepKind.PICKUP, StepKind.CAPTURE, StepKind.SWEEP)
 
 # What a follower's mistake is called on the board (SIMULATION.md's flag kinds)
 FLAG_OF = {
@@ -168,14 +167,6 @@ class Hypothesis:
 
     def touch_g(self, cell: int) -> float:
         return next((g for c, g in self.touches if c == cell), 0.0)
-
-    def steps(self) -> list[Taken]:
-        out = []
-        node = self.last
-        while node is not None:
-            out.append(node)
-            node = node.parent
-        return out[::-1]
 
     def key(self) -> tuple[Any, ...]:
         """The state: two hypotheses with the same one are the same from now on."""
@@ -830,7 +821,6 @@ class Tracker:
             if raised is not None:
                 self._rename(raised, entry)
                 continue
-
             # (A seed lost and one in the wrong pit may explain the cups alike until the
             # hands put it right; the hand's tempo tells them apart, when it has one.)
             rival = next((h for h in beam if not h.made), None)
