@@ -56,6 +56,13 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
                  "steps": 42, "sim_busy": false, "idle": false,
                  "recorder": {"seconds": 180, "saved": 2, "last": "rec-20260101-120000-flag.jsonl.gz",
                               "error": null, "pending": false},  # recordings written
+                 "mqtt": null,           # the hall's broker (status.MqttStatus), null: not set
+                 "behind": {"dropped_frames": 12, "dropped_frames_last_minute": 0,
+                            "skipped_s": 0.0, "skipped_s_last_minute": 0.0},
+                                         # what the loop lost by falling behind its source
+                                         # (behind.py): frames a real source's queue dropped,
+                                         # simulated time the simulated board skipped; since
+                                         # the start and in the last minute (loop time)
                  "loop": {"ticks": 900, "missed_ticks": 0, "lag_ms_p99": 1.2, "frames": 2400}}
     }
 

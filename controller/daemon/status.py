@@ -179,6 +179,17 @@ class MqttStatus(TypedDict):
     error: str | None
 
 
+class BehindStatus(TypedDict):
+    """What the loop lost by falling behind its source (behind.py): frames a real source's
+    queue dropped, and simulated time the simulated board skipped; since the daemon started
+    and in the last minute of the loop's time."""
+
+    dropped_frames: int
+    dropped_frames_last_minute: int
+    skipped_s: float
+    skipped_s_last_minute: float
+
+
 class DaemonCore(TypedDict):
     """The daemon's section but for the loop's figures, which change every tick."""
 
@@ -193,6 +204,7 @@ class DaemonCore(TypedDict):
     idle: bool
     recorder: RecorderStatus
     mqtt: MqttStatus | None  # None: [mqtt] url is not set
+    behind: BehindStatus
 
 
 class DaemonStatus(DaemonCore):

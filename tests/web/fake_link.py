@@ -418,8 +418,8 @@ class FakeLink:
         }
 
     def _daemon_status(self) -> DaemonStatus:
-        """A daemon that plays and has nothing to report (tests set faults and notices with
-        `update`)."""
+        """A daemon that plays and has nothing to report (tests set faults, notices and
+        frames dropped with `update`)."""
         return {
             "state": "playing",
             "source": "simulated board" if self.sim else "Pico on /dev/ttyACM0",
@@ -432,6 +432,12 @@ class FakeLink:
             "idle": False,
             "recorder": {"seconds": 180, "saved": 0, "last": None, "error": None, "pending": False},
             "mqtt": None,
+            "behind": {
+                "dropped_frames": 0,
+                "dropped_frames_last_minute": 0,
+                "skipped_s": 0.0,
+                "skipped_s_last_minute": 0.0,
+            },
             "loop": {
                 "ticks": self._version,
                 "missed_ticks": 0,
