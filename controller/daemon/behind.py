@@ -4,13 +4,16 @@ A real source's reader (the Pi's HX711 readers, the Pico's serial link) keeps it
 bounded queue of 32 (0.4 s at 80 SPS): a loop that does not read them in time loses the oldest
 (`SourceStatus.dropped_frames`), and the referee never sees what the board did then. The
 simulated board skips the time instead, when the loop falls more than a simulated second
-behind while the board is still (`SimFeed.skipped_s`, feed.py): nothing of the game is lost,
-but the machine does not keep up. Both were counted and shown to nobody.
+behind while the board is still, or a minute behind at any time (`SimFeed.skipped_s`,
+feed.py): its world stands still meanwhile, so nothing of the game is lost, but the machine
+does not keep up. Both were counted and shown to nobody.
 
 `Behind` keeps both totals and what of each came in the last minute of the loop's time (on a
 real board the wall clock's; a fast demo's minute passes sooner), for the snapshot's
-`daemon.behind` and the sensor page. Frames dropped after a minute without any are a notice
-too (the page's notices and the log): readings the referee needed are gone.
+`daemon.behind` and the sensor page (a notice there while anything was lost in the last
+minute). Frames dropped after a minute without any are also one of `daemon.notices`, which go
+to the log: readings the referee needed are gone. Skipped simulated time is not: nothing of
+the game was lost, and a fast demo on a busy PC would repeat it every few seconds.
 
 The first look is the baseline: frames a source dropped while the daemon was starting, before
 its loop read any, are not the loop falling behind.
