@@ -251,7 +251,7 @@ class BoardLoop:
         self.last_activity = now
         self.show: Show | None = None  # demo mode on a real board (show.py)
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
-        self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
+        self.publisher = Publisher(self.link, self.reactor, self.session, self.lights, self.behind)
         # (the hall's broker, issue 16)
         self.mqtt = open_mqtt(self.config.mqtt, self.out, self.link, self.config.web.admin_pin)
         if self.mqtt is not None:
@@ -616,7 +616,6 @@ class BoardLoop:
             "idle": self.idle(now),
             "recorder": self.recorder.status(),
             "mqtt": None if self.mqtt is None else self.mqtt.get_status(),
-            "behind": self.behind.get_status(),
         }
 
     def _systemd(self) -> None:

@@ -191,7 +191,9 @@ class BehindStatus(TypedDict):
 
 
 class DaemonCore(TypedDict):
-    """The daemon's section but for the loop's figures, which change every tick."""
+    """The daemon's section but for the loop's figures, which may change every tick (a loop
+    that falls behind drops frames at every tick: a snapshot each would only add to its load).
+    They go out with the next snapshot, at least once a second."""
 
     state: str
     source: str
@@ -204,11 +206,11 @@ class DaemonCore(TypedDict):
     idle: bool
     recorder: RecorderStatus
     mqtt: MqttStatus | None  # None: [mqtt] url is not set
-    behind: BehindStatus
 
 
 class DaemonStatus(DaemonCore):
     loop: LoopStatus
+    behind: BehindStatus
 
 
 class Status(TypedDict):

@@ -106,7 +106,7 @@ def test_frames_a_reader_dropped_while_the_loop_stalled_are_in_the_state(tmp_pat
             f"Pi GPIO HX711: {lost} frames dropped: the daemon fell behind reading the load cells"
         ]
 
-        loop.run_until(lambda: False, WINDOW_S)
+        loop.run_until(lambda: False, WINDOW_S + 1.5)  # (a snapshot after it)
         behind = api_state(loop)["daemon"]["behind"]
         assert (behind["dropped_frames"], behind["dropped_frames_last_minute"]) == (lost, 0)
 
@@ -201,7 +201,7 @@ def test_the_time_the_simulated_board_skipped_is_in_the_state(tmp_path: Path) ->
         skipped = round(loop.sim.skipped_s, 1)
         assert skipped > 2.5
         assert behind["skipped_s"] == behind["skipped_s_last_minute"] == skipped
-        loop.run_until(lambda: False, WINDOW_S)
+        loop.run_until(lambda: False, WINDOW_S + 1.5)  # (a snapshot after it)
         behind = api_state(loop)["daemon"]["behind"]
         assert (behind["skipped_s"], behind["skipped_s_last_minute"]) == (skipped, 0.0)
         assert behind["dropped_frames"] == 0  # (the simulated board drops nothing)

@@ -432,17 +432,17 @@ class FakeLink:
             "idle": False,
             "recorder": {"seconds": 180, "saved": 0, "last": None, "error": None, "pending": False},
             "mqtt": None,
-            "behind": {
-                "dropped_frames": 0,
-                "dropped_frames_last_minute": 0,
-                "skipped_s": 0.0,
-                "skipped_s_last_minute": 0.0,
-            },
             "loop": {
                 "ticks": self._version,
                 "missed_ticks": 0,
                 "lag_ms_p99": 0.0,
                 "frames": 0,
+            },
+            "behind": {
+                "dropped_frames": 0,
+                "dropped_frames_last_minute": 0,
+                "skipped_s": 0.0,
+                "skipped_s_last_minute": 0.0,
             },
         }
 
