@@ -37,6 +37,9 @@ MAX_BEHIND_S = 60.0
 
 class Feed(Protocol):
     cell_count: int
+    # Simulated time skipped because the loop fell behind (0 for a real source, whose queue
+    # drops the oldest frames instead: `status().dropped_frames`).
+    skipped_s: float
 
     def now(self) -> float:
         """The loop's clock (seconds), the same clock as the frames' `t`."""
@@ -59,6 +62,7 @@ class HardwareFeed:
     def __init__(self, source: SampleSource, clock: Callable[[], float] = time.monotonic) -> None:
         self.source = source
         self.cell_count = source.cell_count
+        self.skipped_s = 0.0  # (a real board's time is never skipped)
         self._clock = clock
 
     def now(self) -> float:

@@ -56,12 +56,20 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
                  "steps": 42, "sim_busy": false, "idle": false,
                  "recorder": {"seconds": 180, "saved": 2, "last": "rec-20260101-120000-flag.jsonl.gz",
                               "error": null, "pending": false},  # recordings written
-                 "loop": {"ticks": 900, "missed_ticks": 0, "lag_ms_p99": 1.2, "frames": 2400}}
+                 "mqtt": null,           # the hall's broker (status.MqttStatus), null: not set
+                 "loop": {"ticks": 900, "missed_ticks": 0, "lag_ms_p99": 1.2, "frames": 2400},
+                 "behind": {"dropped_frames": 12, "dropped_frames_last_minute": 0,
+                            "skipped_s": 0.0, "skipped_s_last_minute": 0.0}}
+                                         # what the loop lost by falling behind its source
+                                         # (behind.py): frames a real source's queue dropped,
+                                         # simulated time the simulated board skipped; since
+                                         # the start and in the last minute (loop time)
     }
 
 Snapshots are shared between readers and must not be modified. Sensor readings are refreshed
 once a second and animated LED colours at most ten times a second; everything else is
-published at the next tick (1/30 s) after it changes.
+published at the next tick (1/30 s) after it changes, but for `daemon.loop` and
+`daemon.behind`, which go out with the next snapshot (at least once a second).
 
 Commands (`command(name, args)`): `new_game` {variant?, options?, opponent?: null |
 {player, level, think_s?}}, `undo` {}, `hint` {} (the engine's best move shows in

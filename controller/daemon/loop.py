@@ -3,12 +3,12 @@
 The reactor (reactor.py) waits on the feed and dispatches: the frames go to the game session
 (session.py: setup, then playing), the commands the web layer and the board buttons queued are
 carried out here, and on every tick (`leds.fps` a second) the new steps are journaled, the
-lights rendered (lights.py), the parts' health checked (health.py) and a status snapshot
-published when something changed (publisher.py), each part reporting its own section
-(status.py). Data flows
-one way: samples -> steps -> the game -> the LEDs and the page. Nothing else touches the
-referee, the rules engine or the simulated world, so none of them needs a lock; the web layer
-sees immutable snapshots and talks through `LoopLink.command`.
+lights rendered (lights.py), the parts' health checked (health.py), what the loop lost by
+falling behind its source counted (behind.py) and a status snapshot published when something
+changed (publisher.py), each part reporting its own section (status.py). Data flows one way:
+samples -> steps -> the game -> the LEDs and the page. Nothing else touches the referee, the
+rules engine or the simulated world, so none of them needs a lock; the web layer sees immutable
+snapshots and talks through `LoopLink.command`.
 
 On the simulated board (simboard.py) the virtual hands play `sim_move` / `sim_mistake` /
 `sim_actions` and save where they left the seeds, and in `demo` mode (demo.py) they play on
@@ -33,6 +33,7 @@ from controller.sensing.recording import software_version
 from controller.tracking.referee import Referee
 from controller.tracking.verdicts import RecognisedStep
 
+from .behind import Behind
 from .boardcheck import LevelWindow
 from .calibration import Calibrator
 from .config import MODES, Config
@@ -245,11 +246,12 @@ class BoardLoop:
         now = self.reactor.now
         self.health = Health(self.flags.take_id)
         self.link_watch = LinkWatch(now)
+        self.behind = Behind(self.notes.add)
         self._retry_writes_at = now
         self.last_activity = now
         self.show: Show | None = None  # demo mode on a real board (show.py)
         self._button_at: dict[str, float] = {}  # when each button last counted (loop time)
-        self.publisher = Publisher(self.link, self.reactor, self.session, self.lights)
+        self.publisher = Publisher(self.link, self.reactor, self.session, self.lights, self.behind)
         # (the hall's broker, issue 16)
         self.mqtt = open_mqtt(self.config.mqtt, self.out, self.link, self.config.web.admin_pin)
         if self.mqtt is not None:
@@ -484,8 +486,11 @@ class BoardLoop:
         move.played = True
 
     def _check_health(self, now: float) -> None:
-        """The daemon's parts report what is wrong with them (health.py)."""
-        fault = self.link_watch.fault(now, self.feed.status(), self.referee is not None)
+        """The daemon's parts report what is wrong with them (health.py), and what the loop
+        lost by falling behind its source (behind.py)."""
+        source = self.feed.status()
+        self.behind.tick(now, source, self.feed.skipped_s)
+        fault = self.link_watch.fault(now, source, self.referee is not None)
         self.health.report(now, LINK_FAULT, {} if fault is None else {"link": fault})
         failures = self.writes.failures()
         self.health.report(now, WRITE_FAILED, failures)

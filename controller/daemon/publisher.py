@@ -3,13 +3,15 @@
 A snapshot is published at the tick after anything in the game or the daemon's state changed
 (`status.Core`), when the sensors' second is up, and when the LED colours changed (animated
 colours at most LED_PUBLISH_S apart): 50 live pages must not get 30 snapshots a second of a
-board that stands still.
+board that stands still. The loop's figures (its lag, what it lost by falling behind its
+source) go out with whichever snapshot is next: they may change at every tick.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .behind import Behind
 from .lights import BoardLights
 from .link import LoopLink
 from .reactor import Reactor
@@ -22,12 +24,18 @@ SENSOR_PUBLISH_S = 1.0  # sensor readings (they change with every frame) once a 
 
 class Publisher:
     def __init__(
-        self, link: LoopLink, reactor: Reactor, session: GameSession, lights: BoardLights
+        self,
+        link: LoopLink,
+        reactor: Reactor,
+        session: GameSession,
+        lights: BoardLights,
+        behind: Behind,
     ) -> None:
         self.link = link
         self.reactor = reactor
         self.session = session
         self.lights = lights
+        self.behind = behind
         self._last_core: Core | None = None
         self._last_colors: list[str] = []
         self._last_led_publish = -1e9
@@ -71,5 +79,9 @@ class Publisher:
             "leds": self.lights.get_status(colors, core["leds_places"]),
             "mode": core["mode"],
             "sensors": self._sensors,
-            "daemon": {**core["daemon"], "loop": self.reactor.get_status()},
+            "daemon": {
+                **core["daemon"],
+                "loop": self.reactor.get_status(),
+                "behind": self.behind.get_status(),
+            },
         }

@@ -179,8 +179,21 @@ class MqttStatus(TypedDict):
     error: str | None
 
 
+class BehindStatus(TypedDict):
+    """What the loop lost by falling behind its source (behind.py): frames a real source's
+    queue dropped, and simulated time the simulated board skipped; since the daemon started
+    and in the last minute of the loop's time."""
+
+    dropped_frames: int
+    dropped_frames_last_minute: int
+    skipped_s: float
+    skipped_s_last_minute: float
+
+
 class DaemonCore(TypedDict):
-    """The daemon's section but for the loop's figures, which change every tick."""
+    """The daemon's section but for the loop's figures, which may change every tick (a loop
+    that falls behind drops frames at every tick: a snapshot each would only add to its load).
+    They go out with the next snapshot, at least once a second."""
 
     state: str
     source: str
@@ -197,6 +210,7 @@ class DaemonCore(TypedDict):
 
 class DaemonStatus(DaemonCore):
     loop: LoopStatus
+    behind: BehindStatus
 
 
 class Status(TypedDict):

@@ -45,12 +45,18 @@ class Frame:
 
 @dataclass(frozen=True, slots=True)
 class SourceStatus:
-    """What a source says about itself, for the sensor page and `sensor_fault` flags."""
+    """What a source says about itself, for the sensor page and `sensor_fault` flags.
+
+    `dropped_frames`: frames lost because whoever reads the source fell behind (a reader's
+    bounded queue drops the oldest: 32 frames, 0.4 s at 80 SPS); 0 for a source without a
+    queue. The daemon shows it (`daemon.behind`).
+    """
 
     name: str
     connected: bool
     rate_sps: float
     fault: str | None = None
+    dropped_frames: int = 0
 
 
 @runtime_checkable

@@ -136,7 +136,6 @@ class PiGpioStatus(SourceStatus):
     slow_reads: int = 0  # a read took over max_read_s (preempted between pulses): discarded
     settling_reads: int = 0  # thrown away while the chips settled (start, after a discard)
     ready_timeouts: int = 0  # reads where some expected cell was not ready in time
-    dropped_frames: int = 0  # the consumer fell behind the bounded queue
     absent_cells: tuple[int, ...] = field(default=())
 
 

@@ -121,7 +121,6 @@ class SerialStatus(SourceStatus):
     corrupt_frames: int = 0  # packets that failed COBS, CRC or length checks
     lost_frames: int = 0  # gaps in the Pico's sequence numbers
     reconnects: int = 0
-    dropped_frames: int = 0  # the consumer fell behind the bounded queue
     pico_rx_errors: int = 0  # damaged packets the Pico received from us
 
 

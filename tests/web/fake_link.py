@@ -418,8 +418,8 @@ class FakeLink:
         }
 
     def _daemon_status(self) -> DaemonStatus:
-        """A daemon that plays and has nothing to report (tests set faults and notices with
-        `update`)."""
+        """A daemon that plays and has nothing to report (tests set faults, notices and
+        frames dropped with `update`)."""
         return {
             "state": "playing",
             "source": "simulated board" if self.sim else "Pico on /dev/ttyACM0",
@@ -437,6 +437,12 @@ class FakeLink:
                 "missed_ticks": 0,
                 "lag_ms_p99": 0.0,
                 "frames": 0,
+            },
+            "behind": {
+                "dropped_frames": 0,
+                "dropped_frames_last_minute": 0,
+                "skipped_s": 0.0,
+                "skipped_s_last_minute": 0.0,
             },
         }
 

@@ -9,6 +9,38 @@
     return typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "–";
   }
 
+  /* What the daemon lost by falling behind its scales (daemon.behind): a notice while it goes
+     on (anything in the last minute), a plain line once it stopped, nothing if it never did. */
+  function behindLines(behind) {
+    var lines = [];
+    if (behind.dropped_frames_last_minute) {
+      lines.push(t("behind_dropped", {
+        minute: behind.dropped_frames_last_minute,
+        total: behind.dropped_frames,
+      }));
+    } else if (behind.dropped_frames) {
+      lines.push(t("behind_dropped_before", { total: behind.dropped_frames }));
+    }
+    if (behind.skipped_s_last_minute) {
+      lines.push(t("behind_skipped", {
+        minute: fixed(behind.skipped_s_last_minute, 1),
+        total: fixed(behind.skipped_s, 1),
+      }));
+    } else if (behind.skipped_s) {
+      lines.push(t("behind_skipped_before", { total: fixed(behind.skipped_s, 1) }));
+    }
+    return lines;
+  }
+
+  function renderBehind(behind) {
+    var line = document.getElementById("behind");
+    var lines = behind ? behindLines(behind) : [];
+    line.hidden = !lines.length;
+    line.textContent = lines.join(" ");
+    var now = behind && (behind.dropped_frames_last_minute || behind.skipped_s_last_minute);
+    line.className = now ? "notice" : "";
+  }
+
   function render(status) {
     var board = status.board || {};
     var sensors = status.sensors || [];
@@ -32,6 +64,7 @@
         dropped: mqtt.dropped,
       });
     }
+    renderBehind((status.daemon || {}).behind);
     var idle = board.idle_cells || [];
     document.getElementById("idle-cells").textContent = idle.length
       ? t("sensors_idle", { cells: idle.join(", ") })
