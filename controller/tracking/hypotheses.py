@@ -77,8 +77,11 @@ TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
 # ... and a hand settling on a cup overshot its weight by 6 % at most in bench humans (143
-# weights of 1.5 seeds or more at a due cup), seeds let go together by 17 % at least
-STRUCK_TOUCH_COST = 5.0
+# weights of 1.5 seeds or more at a due cup), seeds let go together by 17 % at least: a touch
+# that struck the cup must fall more than MARGIN behind two seeds let go where one was due
+# (TOUCH_COST + this > MISTAKE_COST + MARGIN), or the extra seed waits for its correction to be
+# flagged (at 5: 4 of 25 in bench humans at 80 SPS flagged 1.5 s late, at 7: none)
+STRUCK_TOUCH_COST = 7.0
 # -- what a cup's level may be off --------------------------------------------------------------
 SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
 CALIBRATION = 0.03  # a cell's gain error
@@ -229,6 +232,7 @@ class Tracker:
         self.published: dict[int, int] = {}  # id of such a node -> its place in `steps`
         self.lit: dict[tuple[int, Step], float] = {}  # (motion, step) -> when it first led
         self.searched_t = 0.0
+        self.holds_t = math.inf  # when the first motion not in the frontier will have held
         self.stand = 0
 
     @property
@@ -248,7 +252,7 @@ class Tracker:
             changed |= self._motion_event(event)
         # Nothing moving tells too: a hand that holds seeds stops sowing only for a while
         # (`_stalled`), so the explanations are weighed again now and then while all is still.
-        if changed or self.now - self.searched_t >= RECONSIDER_S:
+        if changed or self.now >= self.holds_t or self.now - self.searched_t >= RECONSIDER_S:
             began = time.process_time()
             self._search()
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
@@ -311,6 +315,13 @@ class Tracker:
             )
             self.done += 1
         self.searched_t = self.now
+        # (Searched again as soon as it holds: its flag waits for that, not for RECONSIDER_S.)
+        waiting = self.motions[self.done] if self.done < len(self.motions) else None
+        self.holds_t = (
+            waiting.settled_t + self.hold_s
+            if waiting is not None and waiting.after_g is not None
+            else math.inf
+        )
         beam = self.trail[-1] if self.trail else self.frontier
         for index in range(self.done + len(self.trail), len(self.motions)):
             beam = self._advance(beam, index)
@@ -819,7 +830,7 @@ class Tracker:
         for motion, entry in made.items():
             raised = self.raised.get(motion)
             if raised is not None:
-                self._rename(raised, entry)
+                self._rename(raised, entry, beam)
                 continue
             # (A seed lost and one in the wrong pit may explain the cups alike until the
             # hands put it right; the hand's tempo tells them apart, when it has one.)
@@ -839,16 +850,28 @@ class Tracker:
             self.flags.append(flag)
             self.raised[motion] = flag
 
-    def _rename(self, flag: Flag, entry: Entry) -> None:
+    def _rename(self, flag: Flag, entry: Entry, beam: list[Hypothesis]) -> None:
         """The flag names the leader's mistake at its motion (shown anew from now), even once
-        put right: the record keeps what went wrong."""
+        put right: the record keeps what went wrong. Not while a hypothesis that made the
+        mistake it names stays within MARGIN of the leader: two explanations that tie (a seed
+        lost, or the next in the wrong pit) would otherwise turn the flag back and forth."""
         place = self.place_of[entry.cell]
         if self.now - (flag.shown_t or flag.t) > RENAME_S:
             return  # long shown: the record keeps what the board said then
-        if (flag.kind, flag.at) != (entry.kind, place):
-            flag.kind, flag.at, flag.player = entry.kind, place, entry.player
-            flag.expected = self.leader.game.expected_places()
-            flag.shown_t = self.now
+        if (flag.kind, flag.at) == (entry.kind, place):
+            return
+        floor = self._rank(beam[0]) + MARGIN
+        named = (flag.kind, flag.at)
+        if any(
+            (e.kind, self.place_of[e.cell]) == named and e.motion == entry.motion
+            for h in beam
+            if self._rank(h) < floor
+            for e in h.made
+        ):
+            return
+        flag.kind, flag.at, flag.player = entry.kind, place, entry.player
+        flag.expected = self.leader.game.expected_places()
+        flag.shown_t = self.now
 
     # -- the referee's contract -----------------------------------------------------------------
 
