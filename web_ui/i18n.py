@@ -319,6 +319,8 @@ EN: dict[str, str] = {
     "hall_dropped": "Messages dropped by the board",
     "hall_lost": "Events lost on the way",
     "hall_received": "Events received",
+    "hall_behind": "Scale readings lost",
+    "hall_behind_figures": "{total} ({minute} in the last minute)",
     # admin
     "admin_heading": "Admin",
     "admin_help": "These controls need the admin PIN.",
@@ -644,6 +646,8 @@ JA: dict[str, str] = {
     "hall_dropped": "盤が捨てたメッセージ",
     "hall_lost": "途中で失われたできごと",
     "hall_received": "受け取ったできごと",
+    "hall_behind": "はかりの読み取りの取りこぼし",
+    "hall_behind_figures": "{total}回(直近1分間に{minute}回)",
     # admin
     "admin_heading": "管理",
     "admin_help": "ここを使うには管理用のPINが必要です。",
