@@ -10,9 +10,10 @@ does not keep up. Both were counted and shown to nobody.
 
 `Behind` keeps both totals and what of each came in the last minute of the loop's time (on a
 real board the wall clock's; a fast demo's minute passes sooner), for the snapshot's
-`daemon.behind` and the sensor page (a notice there while anything was lost in the last
-minute). Frames dropped after a minute without any are also one of `daemon.notices`, which go
-to the log: readings the referee needed are gone. Skipped simulated time is not: nothing of
+`daemon.behind`, the sensor page (a notice there while anything was lost in the last
+minute) and the hall's status (`health.behind`). Frames dropped after a minute without any
+are also one of `daemon.notices`, which go to the log and the board page: readings the
+referee needed are gone. Skipped simulated time is not: nothing of
 the game was lost, and a fast demo on a busy PC would repeat it every few seconds.
 
 The first look is the baseline: frames a source dropped while the daemon was starting, before

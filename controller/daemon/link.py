@@ -47,7 +47,11 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
       "daemon": {"state": "playing",     # setup (weighing the board) | playing
                  "source": "simulated board", "data_dir": "...",
                  "calibration": "file",  # file | simulator | nominal (not calibrated)
-                 "notices": ["..."],     # journal problems, resumes, missing calibration
+                 "notices": ["..."],     # journal problems, resumes, missing calibration,
+                                         # damaged files kept aside, frames dropped (the
+                                         # newest 20, oldest first; the board page lists them)
+                 "notices_at": [1718000000.1],  # when each was told (time.time())
+                 "notices_total": 1,     # told since the start (the log has them all)
                  "faults": [{"kind": "link_fault", "part": "link",
                              "detail": "Pico: serial link lost"}],  # what is wrong now
                                          # with the daemon's own parts (health.py): link_fault

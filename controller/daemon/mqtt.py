@@ -14,7 +14,8 @@ Topics (`<prefix>/<board id>/...`, prefix `sowboard`):
 - `availability`: "online" / "offline", retained; "offline" is also the last will, so the
   broker tells the hall when a board vanishes without a word.
 - `status`: retained JSON (`BoardBroadcast.status`): the position, who is to move, where the
-  next step goes, the active flags, the mode, the board's health and its MQTT figures.
+  next step goes, the active flags, the mode, the board's health (the daemon section's
+  state, faults, loop lag and what the loop lost by falling behind) and its MQTT figures.
   Published when any of it changes, and every HEARTBEAT_S for the figures that change always.
 - `event/move`, `event/undo`, `event/flag`: one JSON object an event, with `seq` (1, 2, ... in
   this daemon's life, all topics together: a gap is an event lost) and `t` (wall clock when
@@ -382,7 +383,7 @@ class BoardBroadcast:
         self.outbox.put(Message(self.settings.topic(topic), _json(payload)))
 
     def _status(self, status: Status) -> None:
-        game = status["game"]
+        game, behind = status["game"], status["daemon"]["behind"]
         key = (
             game["variant"],
             game["position"],
@@ -392,6 +393,9 @@ class BoardBroadcast:
             status["mode"],
             status["daemon"]["state"],
             status["daemon"]["faults"],
+            # Losing readings (or simulated time) in the last minute, or no longer: at once,
+            # as the page's notice; the counts themselves go with the heartbeat.
+            bool(behind["dropped_frames_last_minute"] or behind["skipped_s_last_minute"]),
         )
         now = time.monotonic()
         if key == self._key and now - self._status_at < HEARTBEAT_S:
@@ -427,6 +431,7 @@ class BoardBroadcast:
                 "faults": daemon["faults"],
                 "lag_ms_p99": daemon["loop"]["lag_ms_p99"],
                 "missed_ticks": daemon["loop"]["missed_ticks"],
+                "behind": daemon["behind"],  # frames dropped, simulated time skipped
             },
             "mqtt": self.figures(),
         }

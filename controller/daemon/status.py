@@ -199,7 +199,9 @@ class DaemonCore(TypedDict):
     source: str
     data_dir: str
     calibration: str
-    notices: list[str]
+    notices: list[str]  # the newest 20 the daemon told (notices.py), oldest first
+    notices_at: list[float]  # when each of them was told (time.time())
+    notices_total: int  # told since the start (the log has them all)
     faults: list[FaultStatus]
     steps: int
     sim_busy: bool

@@ -48,6 +48,7 @@ def status(
     *,
     flags: list[dict[str, Any]] | None = None,
     faults: list[dict[str, Any]] | None = None,
+    behind: dict[str, Any] | None = None,
     seq: int = 0,
 ) -> bytes:
     body = {
@@ -72,6 +73,7 @@ def status(
             "faults": faults or [],
             "lag_ms_p99": 1.5,
             "missed_ticks": 0,
+            **({} if behind is None else {"behind": behind}),
         },
         "mqtt": {"dropped": 0},
     }
@@ -384,6 +386,50 @@ def test_a_boards_faults_in_the_hall_are_in_the_pages_language(browser: Browser)
             )
             page.goto(server.url + "/board/b1")  # (the detail, still in Japanese)
             expect(page.locator(".hall-fault").first).to_contain_text("盤のはかりが読めません")
+            page.close()
+    finally:
+        stop_streams(app)
+
+
+@needs_chromium
+def test_a_board_losing_scale_readings_says_so_in_the_hall(browser: Browser) -> None:
+    """health.behind (the frames the board's readers dropped): a warning on the board's card
+    while it goes on, the counts on its detail page; a board too old to send it shows none."""
+    losing = {
+        "dropped_frames": 57,
+        "dropped_frames_last_minute": 12,
+        "skipped_s": 0.0,
+        "skipped_s_last_minute": 0.0,
+    }
+    hall = Hall()
+    hall.broker(True)
+    for board, behind in (("b1", losing), ("b2", None)):
+        hall.receive(f"sowboard/{board}/availability", b"online")
+        hall.receive(f"sowboard/{board}/status", status(board, behind=behind))
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    try:
+        from web_ui.serve import WebServer
+
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale="en-US")
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(server.url + "/")
+            expect(page.locator('.hall-card[data-board="b1"] .hall-behind')).to_have_text(
+                "⚠ Scale readings lost: 12 in the last minute, 57 since the start. The board's"
+                " computer is not keeping up with the scales, so a seed may go unseen."
+            )
+            expect(page.locator('.hall-card[data-board="b2"] .hall-turn')).to_be_visible()
+            assert page.locator('.hall-card[data-board="b2"] .hall-behind').count() == 0
+            page.goto(server.url + "/board/b1?lang=ja")
+            row = page.locator("#health dt", has_text="はかりの読み取りの取りこぼし")
+            expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text(
+                "57回(直近1分間に12回)"
+            )
+            page.goto(server.url + "/board/b2?lang=en")  # (the switch sticks)
+            row = page.locator("#health dt", has_text="Scale readings lost")
+            expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text("–")
+            assert errors == []
             page.close()
     finally:
         stop_streams(app)

@@ -3,6 +3,7 @@ records, the last will, and the failure windows: a broker that is down, slow, an
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
@@ -11,10 +12,15 @@ from typing import Any
 import pytest
 
 from controller.daemon.config import Config
+from controller.daemon.loop import BoardLoop
+from controller.daemon.mqtt import HEARTBEAT_S, BoardBroadcast, Outbox
+from controller.daemon.mqttconfig import MqttSettings
 from controller.hall.broker import Mosquitto, free_port
 from controller.hall.state import Hall
 from tests.daemon.conftest import Board, make_config
+from tests.daemon.test_behind import FakeClock, QueuedReader
 from tests.hall.conftest import NO_MOSQUITTO, listen, wait_for
+from tests.web.fake_link import FakeLink
 
 
 def mqtt_config(tmp_path: Path, url: str, **more: Any) -> Config:
@@ -337,3 +343,59 @@ def test_an_undo_and_a_new_game_are_told_as_undo_events(
         assert hall.board("b1")["status"]["moves"] == 1  # type: ignore[index]
     finally:
         board.stop()
+
+
+def test_the_status_health_is_the_daemon_sections_with_what_the_loop_lost() -> None:
+    """The retained status's `health` mirrors the daemon section of /api/state: its state,
+    faults and loop figures, and `daemon.behind` (frames dropped, simulated time skipped),
+    which it once left out: the hall could not see a board losing readings."""
+    status = copy.deepcopy(FakeLink(sim=False).get_status())
+    behind = {
+        "dropped_frames": 57,
+        "dropped_frames_last_minute": 12,
+        "skipped_s": 0.0,
+        "skipped_s_last_minute": 0.0,
+    }
+    status["daemon"]["behind"] = behind
+    outbox = Outbox(10)
+    broadcast = BoardBroadcast(MqttSettings(url="mqtt://x", board_id="b1"), outbox, dict)
+    health = broadcast.status(status)["health"]  # type: ignore[arg-type]
+    daemon = status["daemon"]
+    assert health == {
+        "state": daemon["state"],
+        "faults": daemon["faults"],
+        "lag_ms_p99": daemon["loop"]["lag_ms_p99"],
+        "missed_ticks": daemon["loop"]["missed_ticks"],
+        "behind": behind,
+    }
+
+
+def test_frames_a_board_dropped_reach_the_hall_at_once(
+    tmp_path: Path, broker: Mosquitto, hall_of: Any
+) -> None:
+    """The real loop with a reader whose bounded queue drops what a stalled loop did not read
+    (tests/daemon/test_behind.py): the first frames dropped reach the hall's status at once,
+    not with the next heartbeat, counted as /api/state counts them."""
+    hall = hall_of()
+    config = mqtt_config(tmp_path, broker.url)
+    clock = FakeClock()
+    reader = QueuedReader(clock, len(config.board_file().cells))
+    loop = BoardLoop(config, out=lambda _t: None, clock=clock, source=reader)
+    try:
+        wait_for(lambda: loop.mqtt and loop.mqtt.get_status()["connected"])
+        loop.run_until(lambda: False, 1.0)
+        wait_for(lambda: (hall.board("b1") or {}).get("status"), what="the first status")
+        assert hall.board("b1")["status"]["health"]["behind"]["dropped_frames"] == 0  # type: ignore[index]
+        clock.t += 1.0  # the stall
+        loop.run_until(lambda: False, 0.5)
+        behind = loop.link.get_status()["daemon"]["behind"]
+        assert behind["dropped_frames_last_minute"] > 0
+
+        def heard() -> Any:
+            return hall.board("b1")["status"]["health"]["behind"]  # type: ignore[index]
+
+        waited = wait_for(lambda: heard()["dropped_frames"] > 0, 10, "frames dropped")
+        assert waited < HEARTBEAT_S
+        assert heard() == behind
+    finally:
+        loop.stop()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from controller.daemon.link import CommandError
+from controller.daemon.notices import Notices
 from controller.daemon.status import (
     DaemonStatus,
     FlagStatus,
@@ -68,6 +69,7 @@ class FakeLink:
         self._flag_id = 0
         self.mode = "play"
         self.opponent: dict[str, Any] | None = None  # the computer player ({player, level})
+        self.notes = Notices(lambda _text: None)  # the daemon's own (it keeps the newest 20)
         self._new_game(variant, {"pits": pits} if pits else {})
         self._status = self._snapshot()
 
@@ -105,6 +107,14 @@ class FakeLink:
             self._status = cast(Status, status)
             self._cond.notify_all()
             return copy.deepcopy(status)
+
+    def notice(self, text: str, at: float | None = None) -> None:
+        """Tell a notice as the daemon does (`at`: its time.time(), by default now)."""
+        with self._cond:
+            when = time.time() if at is None else at
+            self.notes.wall = lambda: when
+            self.notes.add(text)
+            self._publish()
 
     @property
     def version(self) -> int:
@@ -418,14 +428,16 @@ class FakeLink:
         }
 
     def _daemon_status(self) -> DaemonStatus:
-        """A daemon that plays and has nothing to report (tests set faults, notices and
-        frames dropped with `update`)."""
+        """A daemon that plays and has nothing to report (tests tell notices with `notice`,
+        and set faults and frames dropped with `update`)."""
         return {
             "state": "playing",
             "source": "simulated board" if self.sim else "Pico on /dev/ttyACM0",
             "data_dir": "/var/lib/sowboard",
             "calibration": "simulator" if self.sim else "file",
-            "notices": [],
+            "notices": self.notes.items,
+            "notices_at": self.notes.times,
+            "notices_total": self.notes.total,
             "faults": [],
             "steps": 0,
             "sim_busy": False,

@@ -114,6 +114,16 @@
     return S.flagText({ kind: fault.kind, at: null, expected: [], detail: fault.detail, player: null });
   }
 
+  /* The scale readings a board lost by falling behind (health.behind), since its start and
+     in the last minute; "–" from a board too old to say. */
+  function behindFigures(behind) {
+    if (!behind) return "–";
+    return t("hall_behind_figures", {
+      total: behind.dropped_frames,
+      minute: behind.dropped_frames_last_minute,
+    });
+  }
+
   function boardBlock(view, scale) {
     var block = S.el("div", { class: "hall-board-body" });
     var status = view.status;
@@ -134,6 +144,14 @@
     (status.health && status.health.faults || []).forEach(function (fault) {
       block.appendChild(S.el("p", { class: "hall-fault" }, "⚠ " + faultText(fault)));
     });
+    var behind = (status.health || {}).behind;
+    if (behind && behind.dropped_frames_last_minute) {
+      // Scale readings lost within the last minute: words as on the board's sensor page.
+      block.appendChild(S.el("p", { class: "hall-fault hall-behind" }, "⚠ " + t("behind_dropped", {
+        minute: behind.dropped_frames_last_minute,
+        total: behind.dropped_frames,
+      })));
+    }
     block.appendChild(S.el("p", { class: "hall-facts" }, facts(view)));
     return block;
   }
@@ -209,6 +227,7 @@
       ["hall_board_name", status.board_name || "–"],
       ["hall_state", (status.health || {}).state || "–"],
       ["hall_lag", status.health ? status.health.lag_ms_p99 + " ms" : "–"],
+      ["hall_behind", behindFigures((status.health || {}).behind)],
       ["hall_dropped", String((status.mqtt || {}).dropped || 0)],
       ["hall_lost", String(view.events_lost)],
       ["hall_received", String(view.events_received)],
