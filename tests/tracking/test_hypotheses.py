@@ -58,7 +58,16 @@ def test_the_next_place_is_lit_on_a_seeds_first_samples_at_80_sps() -> None:
     assert latencies[len(latencies) // 2] < 20.0  # ms: the seed's first or second sample
 
 
-@pytest.mark.parametrize("name", ["finger_on_the_due_cup_80sps", "press_and_knock_are_not_steps"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "finger_on_the_due_cup_80sps",
+        "press_and_knock_are_not_steps",
+        # a finger of two seeds' weight on the cup due next, put there before the hand's last
+        # seed fell: a hand resting, not the seeds it sows (NEXT_CUP_TOUCH_COST does not apply)
+        "finger_on_the_next_cup_10sps",
+    ],
+)
 def test_hands_on_the_cups_are_no_seeds(name: str) -> None:
     truth, tracker = _run(name)
     assert _exact(truth, tracker)
@@ -70,6 +79,16 @@ def test_a_seed_in_the_wrong_pit_is_flagged_there_and_put_right() -> None:
     assert _exact(truth, tracker)
     assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [("wrong_pit", [0, 5])]
     assert tracker.flags[0].resolved_t is not None
+
+
+def test_two_seeds_slipping_into_the_next_cup_at_10_sps_are_flagged_at_once() -> None:
+    # At 10 SPS no strike tells two seeds from a finger of their weight: that the cup began to
+    # bear it after the hand's last seed, where its next seed was due, does.
+    truth, tracker = _run("flag_extra_seed_mid_lap_10sps")
+    assert _exact(truth, tracker)
+    assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [("extra_seed", [0, 3])]
+    shown = tracker.flags[0].shown_t
+    assert shown is not None and shown - 2.2 <= 1.0  # bench humans' window at 10 SPS
 
 
 def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
