@@ -180,6 +180,21 @@ class Hypothesis:
     ahead: tuple[int, ...] = ()  # later motions whose steps were taken early (SLACK_S)
     made: tuple[Entry, ...] = ()  # the mistakes it holds were made, put right since or not
 
+    def but(self, **changes: Any) -> Hypothesis:
+        """This hypothesis with `changes` (as `dataclasses.replace`, without its look at the
+        fields each time: the search makes some hundred thousand a game)."""
+        get = changes.get
+        return Hypothesis(
+            get("game", self.game),
+            get("last", self.last),
+            get("ledger", self.ledger),
+            get("touches", self.touches),
+            get("cost", self.cost),
+            get("unscored", self.unscored),
+            get("ahead", self.ahead),
+            get("made", self.made),
+        )
+
     def touch_g(self, cell: int) -> float:
         return next((g for c, g in self.touches if c == cell), 0.0)
 
@@ -394,7 +409,7 @@ class Tracker:
         if index in hyp.ahead:
             # Its step was taken with an earlier motion's: nothing more, or one more step here
             # (the relay pickup after a seed).
-            hyp = replace(hyp, ahead=tuple(k for k in hyp.ahead if k != index))
+            hyp = hyp.but(ahead=tuple(k for k in hyp.ahead if k != index))
             yield hyp
             for step in self._due_at(hyp.game, place):
                 game = hyp.game.copy()
@@ -404,8 +419,7 @@ class Tracker:
         yield from self._scored(hyp, index, motion, hyp.game, (), hyp.ledger, 0.0)
         later = self._near(hyp, index, motion, place)
         for game, steps, ahead in self._sequences(hyp.game, place, later, (), (), SEQUENCE_MAX):
-            base = replace(
-                hyp,
+            base = hyp.but(
                 ahead=(*hyp.ahead, *ahead),
                 unscored=(*hyp.unscored, *(self._before(hyp, k) for k in ahead)),
             )
@@ -647,8 +661,7 @@ class Tracker:
         if index not in (u[0] for u in unscored):
             unscored = (*unscored, self._before(hyp, index))
         made = hyp.made + tuple(e for e in ledger if e.mistake and e not in hyp.ledger)
-        base = replace(
-            hyp,
+        base = hyp.but(
             game=game,
             last=last,
             ledger=ledger,
@@ -673,7 +686,7 @@ class Tracker:
         cost = 0.0 if explained else PENDING_COST
         if change > 0 and rise < -0.3 * self.seed_g:
             cost += MISTAKE_COST
-        return replace(hyp, cost=hyp.cost + cost)
+        return hyp.but(cost=hyp.cost + cost)
 
     def _score_settled(self, hyp: Hypothesis, following: float) -> Hypothesis:
         """Score every explained motion that settled before the next motion began."""
@@ -682,7 +695,7 @@ class Tracker:
             if motion.after_g is None or motion.settled_t > following:
                 continue
             rest = tuple(u for u in hyp.unscored if u is not entry)
-            hyp = self._fit(replace(hyp, unscored=rest), motion, entry)
+            hyp = self._fit(hyp.but(unscored=rest), motion, entry)
         return hyp
 
     def _fit(self, hyp: Hypothesis, motion: Motion, before: tuple[int, int, float]) -> Hypothesis:
@@ -716,7 +729,7 @@ class Tracker:
         touches = tuple((c, g) for c, g in hyp.touches if c != cell)
         if touch > 0:
             touches = (*touches, (cell, touch))
-        return replace(hyp, touches=touches, ledger=ledger, cost=hyp.cost + total)
+        return hyp.but(touches=touches, ledger=ledger, cost=hyp.cost + total)
 
     def _leaned(self, index: int) -> bool:
         """Did another cup begin to bear a hand's weight with this one (LEAN_TOGETHER_S): a
@@ -849,6 +862,10 @@ class Tracker:
             and keep + same < len(self.steps)
             and self.steps[keep + same].step == fresh[same].step
         ):
+            # (Its node stands for the step from now on: the next walk back stops there.)
+            del self.published[id(self.nodes[keep + same])]
+            self.nodes[keep + same] = fresh[same]
+            self.published[id(fresh[same])] = keep + same
             same += 1
         keep += same
         fresh = fresh[same:]
