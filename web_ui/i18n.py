@@ -157,7 +157,10 @@ EN: dict[str, str] = {
     "flags_fixed_summary": "Fixed problems ({n})",
     # what the daemon told (daemon.notices: damaged files kept aside, journal repairs, ...)
     "notices_heading": "Notices from the board ({n})",
-    "notices_help": "What the board's computer noted, newest first. Its log has them too.",
+    "notices_help": (
+        "What the board's computer noted, newest first; warnings stay open. Its log has them too."
+    ),
+    "notice_warning": "Warning",
     "notices_earlier": "Earlier notices ({n})",
     "notices_logged": "{n} older notices are only in the log.",
     "new_game_button": "New game",
@@ -489,7 +492,11 @@ JA: dict[str, str] = {
     "flag_by": "プレイヤー{n}:{text}",
     "flags_fixed_summary": "なおした問題({n})",
     "notices_heading": "盤からのお知らせ({n})",
-    "notices_help": "盤のコンピューターが残した知らせです(新しい順、英語のまま)。ログにも残っています。",
+    "notices_help": (
+        "盤のコンピューターが残した知らせです(新しい順、英語のまま)。"
+        "警告はたたまずに出しておきます。ログにも残っています。"
+    ),
+    "notice_warning": "警告",
     "notices_earlier": "それより前のお知らせ({n})",
     "notices_logged": "それより古いお知らせ{n}件はログにだけあります。",
     "new_game_button": "あたらしいゲーム",
