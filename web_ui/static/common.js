@@ -146,6 +146,7 @@
   /* When a notice was told, in the page's language: the time today, the date too before. */
   S.noticeTime = function (at) {
     var when = new Date(at * 1000);
+    if (isNaN(when.getTime())) return S.el("time", null, "–"); // (out of range: from a broker)
     var lang = document.documentElement.lang || "en";
     var today = when.toDateString() === new Date().toDateString();
     var shown = today
