@@ -157,7 +157,10 @@ EN: dict[str, str] = {
     "flags_fixed_summary": "Fixed problems ({n})",
     # what the daemon told (daemon.notices: damaged files kept aside, journal repairs, ...)
     "notices_heading": "Notices from the board ({n})",
-    "notices_help": "What the board's computer noted, newest first. Its log has them too.",
+    "notices_help": (
+        "What the board's computer noted, newest first; warnings stay open. Its log has them too."
+    ),
+    "notice_warning": "Warning",
     "notices_earlier": "Earlier notices ({n})",
     "notices_logged": "{n} older notices are only in the log.",
     "new_game_button": "New game",
@@ -321,6 +324,16 @@ EN: dict[str, str] = {
     "hall_received": "Events received",
     "hall_behind": "Scale readings lost",
     "hall_behind_figures": "{total} ({minute} in the last minute)",
+    # the board's warning notices (health.warnings: a damaged file kept aside, readings lost)
+    "hall_warnings_card": "Warnings from the board: {n}, the last at",
+    "hall_warnings_heading": "Warnings from the board ({n})",
+    "hall_warnings_help": (
+        "What the board's computer noted that someone must act on or know, newest first,"
+        " since it started. Its log and its own page have them too."
+    ),
+    "hall_warnings_none": "None.",
+    "hall_warnings_unknown": "This board does not send its warnings (an older sowboard).",
+    "hall_warnings_logged": "{n} older warnings are only in the board's log.",
     # admin
     "admin_heading": "Admin",
     "admin_help": "These controls need the admin PIN.",
@@ -489,7 +502,11 @@ JA: dict[str, str] = {
     "flag_by": "プレイヤー{n}:{text}",
     "flags_fixed_summary": "なおした問題({n})",
     "notices_heading": "盤からのお知らせ({n})",
-    "notices_help": "盤のコンピューターが残した知らせです(新しい順、英語のまま)。ログにも残っています。",
+    "notices_help": (
+        "盤のコンピューターが残した知らせです(新しい順、英語のまま)。"
+        "警告はたたまずに出しておきます。ログにも残っています。"
+    ),
+    "notice_warning": "警告",
     "notices_earlier": "それより前のお知らせ({n})",
     "notices_logged": "それより古いお知らせ{n}件はログにだけあります。",
     "new_game_button": "あたらしいゲーム",
@@ -648,6 +665,15 @@ JA: dict[str, str] = {
     "hall_received": "受け取ったできごと",
     "hall_behind": "はかりの読み取りの取りこぼし",
     "hall_behind_figures": "{total}回(直近1分間に{minute}回)",
+    "hall_warnings_card": "盤からの警告:{n}件、最新",
+    "hall_warnings_heading": "盤からの警告({n})",
+    "hall_warnings_help": (
+        "盤のコンピューターが残した知らせのうち、対応が必要なもの・知っておくべきものです"
+        "(起動してから、新しい順、英語のまま)。盤のログと盤のページにもあります。"
+    ),
+    "hall_warnings_none": "ありません。",
+    "hall_warnings_unknown": "この盤は警告を送りません(古いsowboard)。",
+    "hall_warnings_logged": "それより古い警告{n}件は盤のログにだけあります。",
     # admin
     "admin_heading": "管理",
     "admin_help": "ここを使うには管理用のPINが必要です。",

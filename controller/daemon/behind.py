@@ -12,7 +12,8 @@ does not keep up. Both were counted and shown to nobody.
 real board the wall clock's; a fast demo's minute passes sooner), for the snapshot's
 `daemon.behind`, the sensor page (a notice there while anything was lost in the last
 minute) and the hall's status (`health.behind`). Frames dropped after a minute without any
-are also one of `daemon.notices`, which go to the log and the board page: readings the
+are also one of `daemon.notices`, a warning, which go to the log, the board page and the
+hall: readings the
 referee needed are gone. Skipped simulated time is not: nothing of
 the game was lost, and a fast demo on a busy PC would repeat it every few seconds.
 
@@ -73,7 +74,7 @@ class _Count:
 
 class Behind:
     """The frames dropped and the simulated time skipped (see the module docstring);
-    `notice` tells whoever looks (the daemon's `Notices.add`)."""
+    `notice` tells whoever looks (the daemon's `Notices.warning`)."""
 
     def __init__(self, notice: Callable[[str], None]) -> None:
         self._notice = notice

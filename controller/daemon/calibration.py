@@ -73,7 +73,7 @@ class Calibrator:
             # Told and kept aside once: every new simulated world reads the file again, and
             # a copy a new game filled the card in demo mode.
             if self._damaged is None or self._damaged != file_signature(self.path):
-                self.notices.add(f"calibration not used: {err}")
+                self.notices.warning(f"calibration not used: {err}")
                 self.notices.keep_damaged(self.path)
                 self._damaged = file_signature(self.path)
             found = None
@@ -82,7 +82,7 @@ class Calibrator:
         if self.simulated is not None:
             cells = tuple((c.offset, c.counts_per_g) for c in self.simulated())
             return Calibration(cells, origin="simulator")
-        self.notices.add(
+        self.notices.warning(
             f"no calibration in {self.path}: weights are rough until the board is "
             "calibrated (admin page, or `sowboard calibrate`)"
         )

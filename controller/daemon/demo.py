@@ -126,8 +126,8 @@ class Demo:
         elif now - self.still_since >= DEMO_STILL_NEW_GAME_S:
             self.still_since = None
             if remedy is None:
-                self.notices.add(f"demo: {why}; a new game")
+                self.notices.info(f"demo: {why}; a new game")
                 self.new_game()
             else:
-                self.notices.add(f"demo: {why}")
+                self.notices.info(f"demo: {why}")
                 remedy()

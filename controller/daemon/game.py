@@ -198,16 +198,16 @@ class GameOpener:
         try:
             loaded = load_game(path)
         except JournalError as err:
-            self.notices.add(f"journal unusable, starting a new game: {err}")
+            self.notices.warning(f"journal unusable, starting a new game: {err}")
             self.notices.keep_damaged(path)
             return None
         if loaded is None:
             return None
         journal, replayed = loaded
         for problem in replayed.problems:
-            self.notices.add(f"journal {path}: {problem}")
+            self.notices.warning(f"journal {path}: {problem}")
         if journal.board != self.board_name:
-            self.notices.add(
+            self.notices.warning(
                 f"journal {path}: the game was played on board {journal.board!r}, "
                 f"this is {self.board_name!r}: starting a new game"
             )
@@ -218,7 +218,7 @@ class GameOpener:
         try:
             game = self._state(journal, replayed.rules, replayed.steps)
         except (ValueError, BoardFileError) as err:  # (OptionError is a ValueError)
-            self.notices.add(f"journal {path}: cannot resume ({err}): starting a new game")
+            self.notices.warning(f"journal {path}: cannot resume ({err}): starting a new game")
             return None
         self._resumed(game, replayed)
         return game, replayed.follower
@@ -239,7 +239,7 @@ class GameOpener:
         if not record["moves"] or kept == record:
             return
         self.writer.append_to(self.records_path, record_line(record, True))
-        self.notices.add(
+        self.notices.info(
             f"the finished game ({len(record['moves'])} moves) was not in "
             f"{self.records_path.name}: recorded now"
         )
@@ -258,14 +258,14 @@ class GameOpener:
             finished = None
         match = None if finished is None else finished.match
         if finished is None or match is None:
-            self.notices.add("the last game was over: starting a new game")
+            self.notices.info("the last game was over: starting a new game")
             return None
         following, options = next_round(match, finished.variant, replayed.follower.position())
         if following.result is not None:
             finished.match = following
             finished.recorded = True  # (records.jsonl has it: _record_if_missing)
             won = following.result
-            self.notices.add(
+            self.notices.info(
                 f"the match was over after {following.round} rounds, won {won[0]}-{won[1]}: "
                 "its last round is shown until a new game"
             )
@@ -274,19 +274,19 @@ class GameOpener:
             self.board, self.board_name, finished.variant, options, finished.opponent, following
         )
         self.writer.rewrite(game.entries())
-        self.notices.add(f"the match goes on: round {following.round} is laid out")
+        self.notices.info(f"the match goes on: round {following.round} is laid out")
         return game, game.start_follower()
 
     def _resumed(self, game: JournaledGame, replayed: Replay) -> None:
         """Say what was resumed; a journal with damage or a cut-off move is written anew."""
         path = self.path
         moves = len(replayed.follower.completed)
-        self.notices.add(
+        self.notices.info(
             f"resumed the {game.variant} game from {path}: {moves} moves, {len(game.steps)} steps"
         )
         if replayed.taken_back:
             first = replayed.taken_back[0]
-            self.notices.add(
+            self.notices.warning(
                 f"the move in progress ({len(replayed.taken_back)} steps from "
                 f"{first.step}) was cut off by the restart and is taken back"
             )

@@ -49,9 +49,13 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
                  "calibration": "file",  # file | simulator | nominal (not calibrated)
                  "notices": ["..."],     # journal problems, resumes, missing calibration,
                                          # damaged files kept aside, frames dropped (the
-                                         # newest 20, oldest first; the board page lists them)
+                                         # newest 20 of each level, oldest first; the board
+                                         # page lists them)
                  "notices_at": [1718000000.1],  # when each was told (time.time())
+                 "notices_level": ["warning"],  # info (routine) | warning (an operator
+                                         # must act or know; notices.py), one per notice
                  "notices_total": 1,     # told since the start (the log has them all)
+                 "notices_warnings_total": 1,  # the warnings among them (the hall has them)
                  "faults": [{"kind": "link_fault", "part": "link",
                              "detail": "Pico: serial link lost"}],  # what is wrong now
                                          # with the daemon's own parts (health.py): link_fault

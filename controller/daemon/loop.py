@@ -246,7 +246,7 @@ class BoardLoop:
         now = self.reactor.now
         self.health = Health(self.flags.take_id)
         self.link_watch = LinkWatch(now)
-        self.behind = Behind(self.notes.add)
+        self.behind = Behind(self.notes.warning)
         self._retry_writes_at = now
         self.last_activity = now
         self.show: Show | None = None  # demo mode on a real board (show.py)
@@ -422,7 +422,7 @@ class BoardLoop:
             player, limit = clock.player, clock.limit_s
             follower = self.session.time_out(now)
             if follower is not None:
-                self.notes.add(
+                self.notes.info(
                     f"player {player + 1} did not start a move within {limit:g} s: the turn passes"
                 )
                 self.session.enter_setup(follower)  # (the referee starts on the new turn)
@@ -440,7 +440,7 @@ class BoardLoop:
         if following.result is not None:
             self.game.match = following
             won = following.result
-            self.notes.add(f"the match is over after {match.round} rounds, won {won[0]}-{won[1]}")
+            self.notes.info(f"the match is over after {match.round} rounds, won {won[0]}-{won[1]}")
             return
         game = new_game(
             self.board, self.config.board, self.game.variant, options, self.game.opponent, following
@@ -514,7 +514,7 @@ class BoardLoop:
             return  # over, or not begun: nothing is half-played
         moves = len(follower.completed)
         self.execute("new_game", {})
-        self.notes.add(
+        self.notes.info(
             f"a game left half-played ({moves} moves) for {minutes:g} minutes was ended "
             "([game] abandon_minutes): set the board out as the lights show"
         )
@@ -533,7 +533,7 @@ class BoardLoop:
             try:
                 self._button(name, now)
             except CommandError as err:
-                self.notes.add(f"button {name}: {err.message}")
+                self.notes.info(f"button {name}: {err.message}")
 
     def _button(self, name: str, now: float) -> None:
         if name in self.config.buttons.locked:
@@ -611,7 +611,9 @@ class BoardLoop:
             "calibration": self.calibration.origin,
             "notices": self.notes.items,
             "notices_at": self.notes.times,
+            "notices_level": self.notes.levels,
             "notices_total": self.notes.total,
+            "notices_warnings_total": self.notes.warnings_total,
             "faults": self.health.faults(),
             "steps": len(self.game.steps),
             "sim_busy": self.sim is not None and now < self.busy_until,
@@ -731,7 +733,7 @@ class BoardLoop:
         assert setup is not None
         self._relay_sim(setup.follower)
         self.session.enter_setup(setup.follower)
-        self.notes.add("demo: the simulated board was laid out again as the game stands")
+        self.notes.info("demo: the simulated board was laid out again as the game stands")
 
     def _cmd_undo(self, args: dict[str, Any]) -> dict[str, Any]:
         """Take the last move back (the one in progress, if any), guided: the lights walk the

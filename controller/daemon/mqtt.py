@@ -15,8 +15,10 @@ Topics (`<prefix>/<board id>/...`, prefix `sowboard`):
   broker tells the hall when a board vanishes without a word.
 - `status`: retained JSON (`BoardBroadcast.status`): the position, who is to move, where the
   next step goes, the active flags, the mode, the board's health (the daemon section's
-  state, faults, loop lag and what the loop lost by falling behind) and its MQTT figures.
-  Published when any of it changes, and every HEARTBEAT_S for the figures that change always.
+  state, faults, loop lag, what the loop lost by falling behind, and its warning notices:
+  an exhibit's kiosk shows no notices, so its operator learns of them in the hall) and its
+  MQTT figures. Published when any of it changes (a new warning too), and every HEARTBEAT_S
+  for the figures that change always.
 - `event/move`, `event/undo`, `event/flag`: one JSON object an event, with `seq` (1, 2, ... in
   this daemon's life, all topics together: a gap is an event lost) and `t` (wall clock when
   the loop saw it).
@@ -43,6 +45,8 @@ from .mqttconfig import MqttSettings, parse_broker_url
 from .status import FlagStatus, HistoryEntry, MqttStatus, Status
 
 HEARTBEAT_S = 5.0  # the status again (fresh loop lag and drops) at least this often
+HALL_WARNINGS = 10  # the newest warning notices in the status (the hall keeps 64 KiB a status)
+WARNING_CHARS = 500  # and of each one's text at most this much (a notice quotes errors)
 PAHO_QUEUE = 100  # messages handed to paho and not yet acknowledged, at most
 SEND_WAIT_S = 0.5  # the sender's longest wait (how soon it notices a stop)
 CLOSE_WAIT_S = 1.0  # how long a stop waits for "offline" to reach the broker
@@ -396,6 +400,7 @@ class BoardBroadcast:
             # Losing readings (or simulated time) in the last minute, or no longer: at once,
             # as the page's notice; the counts themselves go with the heartbeat.
             bool(behind["dropped_frames_last_minute"] or behind["skipped_s_last_minute"]),
+            status["daemon"]["notices_warnings_total"],  # a new warning: at once
         )
         now = time.monotonic()
         if key == self._key and now - self._status_at < HEARTBEAT_S:
@@ -432,9 +437,24 @@ class BoardBroadcast:
                 "lag_ms_p99": daemon["loop"]["lag_ms_p99"],
                 "missed_ticks": daemon["loop"]["missed_ticks"],
                 "behind": daemon["behind"],  # frames dropped, simulated time skipped
+                "warnings": warnings(status),
             },
             "mqtt": self.figures(),
         }
+
+
+def warnings(status: Status) -> dict[str, Any]:
+    """The board's warning notices for the hall (notices.py): how many were told since the
+    daemon started, and the newest HALL_WARNINGS of them with their time, oldest first."""
+    daemon = status["daemon"]
+    told = [
+        {"at": at, "text": text if len(text) <= WARNING_CHARS else text[: WARNING_CHARS - 1] + "…"}
+        for text, at, level in zip(
+            daemon["notices"], daemon["notices_at"], daemon["notices_level"], strict=False
+        )
+        if level == "warning"
+    ]
+    return {"total": daemon["notices_warnings_total"], "notices": told[-HALL_WARNINGS:]}
 
 
 def _json(value: Any) -> bytes:

@@ -337,7 +337,7 @@ class ComputerPlayer:
             return  # (an undo or a new game, not a move)
         made = follower.completed[made_before]
         if made.player == opponent.player and made.pit != move.pit:
-            self.notes.add(
+            self.notes.info(
                 f"the computer chose pit {move.pit + 1}, pit {made.pit + 1} was played: the "
                 "game goes on with it (undo takes it back)"
             )
@@ -377,7 +377,7 @@ class ComputerPlayer:
         request = answer.request
         if answer.pit is None:
             self.error = answer.error
-            self.notes.add(f"the engine gave no {request.purpose}: {answer.error}")
+            self.notes.warning(f"the engine gave no {request.purpose}: {answer.error}")
             if request.purpose == "move":
                 self._asked = None  # (asked again at the next tick)
             return

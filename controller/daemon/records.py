@@ -20,11 +20,11 @@ def check_records(path: Path, notices: Notices) -> None:
     except FileNotFoundError:
         return
     except IsADirectoryError:  # (a card's repair): every append would fail for ever
-        notices.add(f"{path.name} is a directory, not the records; moved aside")
+        notices.warning(f"{path.name} is a directory, not the records; moved aside")
         notices.keep_damaged(path)
         return
     except OSError as err:
-        notices.add(f"{path.name} cannot be read ({err.strerror or err}); records are appended")
+        notices.warning(f"{path.name} cannot be read ({err.strerror or err}); records are appended")
         return
     problems = damaged_record_lines(text)
     if not problems:
@@ -32,9 +32,9 @@ def check_records(path: Path, notices: Notices) -> None:
     good = good_record_lines(text)
     games = good.count("\n")
     shown = "; ".join(problems[:3]) + (f"; {len(problems) - 3} more" if len(problems) > 3 else "")
-    notices.add(f"{path.name} is damaged ({shown}); its {games} intact game records are kept")
+    notices.warning(f"{path.name} is damaged ({shown}); its {games} intact game records are kept")
     notices.keep_damaged(path)
     try:
         write_atomic(path, good)
     except OSError as err:
-        notices.add(f"{path.name} could not be written again ({err.strerror or err})")
+        notices.warning(f"{path.name} could not be written again ({err.strerror or err})")

@@ -260,7 +260,7 @@ class GameSession:
                 follower=follower.copy(),
             )
         except (RuntimeError, ValueError) as err:
-            self.parts.notices.add(f"the referee could not start yet: {err}")
+            self.parts.notices.info(f"the referee could not start yet: {err}")
             return False
         for frame in source.frames:  # what start-up did not need
             referee.process(frame)

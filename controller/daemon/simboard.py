@@ -75,7 +75,9 @@ class SimBoard:
             self.layout_path, self.config.board, game.rules, game.point(), target.position()
         )
         if notice is not None:
-            self.notices.add(notice)
+            # A damaged file is a warning (kept aside below); a layout saved before the move
+            # the journal resumes at is routine after a kill: the hands lay the board out.
+            (self.notices.warning if damaged else self.notices.info)(notice)
         if damaged:
             self.notices.keep_damaged(self.layout_path)
         return position

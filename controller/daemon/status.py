@@ -201,7 +201,9 @@ class DaemonCore(TypedDict):
     calibration: str
     notices: list[str]  # the newest 20 the daemon told (notices.py), oldest first
     notices_at: list[float]  # when each of them was told (time.time())
+    notices_level: list[str]  # the severity of each of them: "info" or "warning"
     notices_total: int  # told since the start (the log has them all)
+    notices_warnings_total: int  # the warnings among them
     faults: list[FaultStatus]
     steps: int
     sim_busy: bool

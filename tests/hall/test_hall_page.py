@@ -4,6 +4,7 @@ event stream; and, in chromium, boards published through a real Mosquitto."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from playwright.sync_api import Browser, expect
 
+from controller.daemon.files import RECORDS_FILE
 from controller.daemon.mqttconfig import MqttSettings
 from controller.hall.broker import Mosquitto
 from controller.hall.serve import HallServer
@@ -49,6 +51,7 @@ def status(
     flags: list[dict[str, Any]] | None = None,
     faults: list[dict[str, Any]] | None = None,
     behind: dict[str, Any] | None = None,
+    warnings: dict[str, Any] | None = None,
     seq: int = 0,
 ) -> bytes:
     body = {
@@ -74,6 +77,7 @@ def status(
             "lag_ms_p99": 1.5,
             "missed_ticks": 0,
             **({} if behind is None else {"behind": behind}),
+            **({} if warnings is None else {"warnings": warnings}),
         },
         "mqtt": {"dropped": 0},
     }
@@ -429,6 +433,130 @@ def test_a_board_losing_scale_readings_says_so_in_the_hall(browser: Browser) -> 
             page.goto(server.url + "/board/b2?lang=en")  # (the switch sticks)
             row = page.locator("#health dt", has_text="Scale readings lost")
             expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text("–")
+            assert errors == []
+            page.close()
+    finally:
+        stop_streams(app)
+
+
+DAMAGED = "records.jsonl is damaged (line 2: cut short); its 1 intact game records are kept"
+
+
+@needs_chromium
+def test_an_exhibits_warnings_reach_the_hall_page_through_mosquitto(
+    browser: Browser, broker: Mosquitto, tmp_path: Path
+) -> None:
+    """An exhibit (kiosk = true: the kiosk is its only page, and it shows no notices) started
+    on a damaged records.jsonl: its operator sees a warning mark on the board's card in the
+    hall, the newest warning's text and time, and every warning on its detail page, newest
+    first. A warning told while the page is open arrives live; routine notices never come."""
+    data = tmp_path / "exhibit"
+    data.mkdir()
+    good = '{"variant":"kalah","options":{},"moves":[1,2],"finished":true}\n'
+    (data / RECORDS_FILE).write_text(good + good[:30])
+    server = HallServer(MqttSettings(url=broker.url, board_id="hall"), port=0).start()
+    config = make_config(data, mqtt={"url": broker.url, "board_id": "exhibit"}, web={"kiosk": True})
+    board = Board(config)
+    try:
+        board.ready()
+        wait_for(lambda: server.hall.board("exhibit"), 10, "the exhibit")
+        context = browser.new_context(locale="en-US")
+        context.set_default_timeout(8000)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(server.url + "/")
+        card = page.locator('.hall-card[data-board="exhibit"]')
+        expect(card).to_have_class(re.compile(r"\bwarned\b"))
+        mark = card.locator(".hall-warnings")
+        expect(mark).to_contain_text("⚠ Warnings from the board: 2, the last at")
+        expect(mark.locator("time")).to_have_text(re.compile(r"^\d\d:\d\d"))
+        expect(card.locator(".hall-warning-text")).to_contain_text(
+            "the damaged records.jsonl is kept as " + str(data / "records.jsonl.damaged-")
+        )
+        # Told while the page is open: at once, not with the next heartbeat.
+        board.loop.notes.info("demo: the hands stopped; a new game")  # (stays on the board)
+        board.loop.calibrator.path.write_bytes(b"\x00\xffnot a calibration")
+        board.loop.calibrator.load()
+        board.run(0.1)
+        expect(mark).to_contain_text("Warnings from the board: 4, the last at", timeout=4000)
+        expect(card.locator(".hall-warning-text")).to_contain_text(
+            "the damaged calibration.json is kept as"
+        )
+        card.locator("a").click()
+        expect(page.locator("#warnings-heading")).to_have_text("Warnings from the board (4)")
+        items = page.locator("#warnings .notice-item")
+        expect(items).to_have_count(4)
+        expect(items.nth(2).locator(".notice-text")).to_have_text(
+            re.compile(r"^the damaged records\.jsonl is kept as ")
+        )
+        expect(items.nth(3).locator(".notice-text")).to_have_text(
+            re.compile(r"^records\.jsonl is damaged \(line 2: cut short")
+        )
+        expect(items.first.locator(".notice-level")).to_have_text("⚠ Warning")
+        expect(items.first.locator("time")).to_have_text(re.compile(r"^\d\d:\d\d"))
+        expect(page.locator("#warnings-panel")).not_to_contain_text("demo:")
+        expect(page.locator("#warnings-none")).to_be_hidden()
+        assert errors == []
+        context.close()
+    finally:
+        board.stop()
+        server.stop()
+
+
+@needs_chromium
+def test_a_boards_warnings_in_the_hall_are_text_in_the_pages_language(browser: Browser) -> None:
+    """health.warnings from the broker may hold anything: texts are set as text. A board
+    with none has no mark and says so on its detail page; a board too old to send them says
+    that; older warnings than the status carries are counted."""
+    hostile = '<img src=x onerror="window.hacked=1">records.jsonl'
+    warned = {
+        "total": 12,
+        "notices": [
+            {"at": time.time() - 60, "text": DAMAGED},
+            {"at": 1e300, "text": "a time out of range"},
+            {"at": time.time(), "text": hostile},
+        ],
+    }
+    hall = Hall()
+    hall.broker(True)
+    for board, warnings in (("b1", warned), ("b2", {"total": 0, "notices": []}), ("b3", None)):
+        hall.receive(f"sowboard/{board}/availability", b"online")
+        hall.receive(f"sowboard/{board}/status", status(board, warnings=warnings))
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    try:
+        from web_ui.serve import WebServer
+
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale="ja-JP")
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(server.url + "/?lang=ja")
+            one = page.locator('.hall-card[data-board="b1"]')
+            expect(one.locator(".hall-warnings")).to_contain_text("⚠ 盤からの警告:12件、最新")
+            expect(one.locator(".hall-warning-text")).to_have_text(hostile)
+            for quiet in ("b2", "b3"):
+                card = page.locator(f'.hall-card[data-board="{quiet}"]')
+                expect(card.locator(".hall-turn")).to_be_visible()
+                assert card.locator(".hall-warnings").count() == 0
+                assert "warned" not in (card.get_attribute("class") or "")
+            page.goto(server.url + "/board/b1")
+            expect(page.locator("#warnings-heading")).to_have_text("盤からの警告(12)")
+            expect(page.locator("#warnings .notice-text")).to_have_text(
+                [hostile, "a time out of range", DAMAGED]
+            )
+            expect(page.locator("#warnings-logged")).to_have_text(
+                "それより古い警告9件は盤のログにだけあります。"
+            )
+            assert page.locator("#warnings-panel img, #detail img").count() == 0
+            page.goto(server.url + "/board/b2?lang=en")
+            expect(page.locator("#warnings-heading")).to_have_text("Warnings from the board (0)")
+            expect(page.locator("#warnings-none")).to_have_text("None.")
+            page.goto(server.url + "/board/b3")
+            expect(page.locator("#warnings-none")).to_have_text(
+                "This board does not send its warnings (an older sowboard)."
+            )
+            assert page.evaluate("window.hacked") is None
             assert errors == []
             page.close()
     finally:

@@ -13,8 +13,16 @@ import pytest
 
 from controller.daemon.config import Config
 from controller.daemon.loop import BoardLoop
-from controller.daemon.mqtt import HEARTBEAT_S, BoardBroadcast, Outbox
+from controller.daemon.mqtt import (
+    HALL_WARNINGS,
+    HEARTBEAT_S,
+    WARNING_CHARS,
+    BoardBroadcast,
+    Message,
+    Outbox,
+)
 from controller.daemon.mqttconfig import MqttSettings
+from controller.daemon.notices import INFO, WARNING, Notices
 from controller.hall.broker import Mosquitto, free_port
 from controller.hall.state import Hall
 from tests.daemon.conftest import Board, make_config
@@ -367,6 +375,7 @@ def test_the_status_health_is_the_daemon_sections_with_what_the_loop_lost() -> N
         "lag_ms_p99": daemon["loop"]["lag_ms_p99"],
         "missed_ticks": daemon["loop"]["missed_ticks"],
         "behind": behind,
+        "warnings": {"total": 0, "notices": []},
     }
 
 
@@ -399,3 +408,94 @@ def test_frames_a_board_dropped_reach_the_hall_at_once(
         assert heard() == behind
     finally:
         loop.stop()
+
+
+def told_status(notes: Notices) -> dict[str, Any]:
+    status = copy.deepcopy(FakeLink(sim=False).get_status())
+    status["daemon"].update(
+        notices=notes.items,
+        notices_at=notes.times,
+        notices_level=notes.levels,
+        notices_total=notes.total,
+        notices_warnings_total=notes.warnings_total,
+    )
+    return status
+
+
+def test_the_status_carries_the_boards_warnings_and_a_new_one_goes_at_once() -> None:
+    """An exhibit's kiosk shows no notices: its operator learns of a damaged file in the hall.
+    The status's health carries the warning notices (routine ones stay on the board): how
+    many were told, the newest HALL_WARNINGS with their time, each text at most
+    WARNING_CHARS. A new warning publishes the status at once, not with the heartbeat."""
+    clock = iter(float(t) for t in range(1000, 2000))
+    notes = Notices(lambda _text: None, wall=lambda: next(clock))
+    outbox = Outbox(10)
+    broadcast = BoardBroadcast(MqttSettings(url="mqtt://x", board_id="b1"), outbox, dict)
+    outbox.set_open(True)
+
+    def sent() -> Message | None:
+        return outbox.take(0.0)
+
+    broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
+    first = sent()
+    assert first is not None
+    assert json.loads(first.payload)["health"]["warnings"] == {"total": 0, "notices": []}
+    notes.add("demo: the hands stopped; a new game", INFO)
+    broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
+    assert sent() is None  # routine: with the next heartbeat
+    notes.add("records.jsonl is damaged (line 2: cut short)", WARNING)
+    broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
+    message = sent()
+    assert message is not None and message.retain
+    assert json.loads(message.payload)["health"]["warnings"] == {
+        "total": 1,
+        "notices": [{"at": 1001.0, "text": "records.jsonl is damaged (line 2: cut short)"}],
+    }
+    for k in range(HALL_WARNINGS + 2):
+        notes.warning(f"journal game.jsonl: line {k}: truncated")
+        notes.info("the match goes on: round 2 is laid out")
+    notes.warning("calibration not used: " + "x" * 2 * WARNING_CHARS)
+    warnings = broadcast.status(told_status(notes))["health"]["warnings"]  # type: ignore[arg-type]
+    assert warnings["total"] == HALL_WARNINGS + 4
+    texts = [w["text"] for w in warnings["notices"]]
+    assert texts[:-1] == [f"journal game.jsonl: line {k}: truncated" for k in range(3, 12)]
+    assert len(texts) == HALL_WARNINGS
+    assert len(texts[-1]) == WARNING_CHARS and texts[-1].endswith("…")
+    assert [w["at"] for w in warnings["notices"]] == sorted(w["at"] for w in warnings["notices"])
+
+
+def test_a_damaged_file_reaches_the_hall_at_once_with_its_time_and_count(
+    tmp_path: Path, broker: Mosquitto, hall_of: Any
+) -> None:
+    """The real loop and a real broker: a calibration.json found damaged while the board
+    plays (told, and kept aside: two warnings) reaches the hall's status at once, as
+    /api/state has them; a routine notice does not."""
+    hall = hall_of()
+    board = Board(mqtt_config(tmp_path, broker.url))
+    try:
+        board.ready()
+        wait_for(lambda: (hall.board("b1") or {}).get("status"), what="the first status")
+        assert hall.board("b1")["status"]["health"]["warnings"]["total"] == 0  # type: ignore[index]
+        board.loop.calibrator.path.write_bytes(b"\x00\xffnot a calibration")
+        board.loop.calibrator.load()
+        board.run(0.1)
+        state = board.status()["daemon"]
+        assert state["notices_warnings_total"] == 2
+
+        def heard() -> Any:
+            return hall.board("b1")["status"]["health"]["warnings"]  # type: ignore[index]
+
+        waited = wait_for(lambda: heard()["total"] == 2, 10, "the warnings")
+        assert waited < HEARTBEAT_S
+        told = [
+            {"at": at, "text": text}
+            for text, at, level in zip(
+                state["notices"], state["notices_at"], state["notices_level"], strict=True
+            )
+            if level == "warning"
+        ]
+        assert heard()["notices"] == told
+        assert told[0]["text"].startswith("calibration not used:")
+        assert told[1]["text"].startswith("the damaged calibration.json is kept as ")
+    finally:
+        board.stop()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from controller.daemon.link import CommandError
-from controller.daemon.notices import Notices
+from controller.daemon.notices import INFO, Level, Notices
 from controller.daemon.status import (
     DaemonStatus,
     FlagStatus,
@@ -108,12 +108,12 @@ class FakeLink:
             self._cond.notify_all()
             return copy.deepcopy(status)
 
-    def notice(self, text: str, at: float | None = None) -> None:
+    def notice(self, text: str, at: float | None = None, level: Level = INFO) -> None:
         """Tell a notice as the daemon does (`at`: its time.time(), by default now)."""
         with self._cond:
             when = time.time() if at is None else at
             self.notes.wall = lambda: when
-            self.notes.add(text)
+            self.notes.add(text, level)
             self._publish()
 
     @property
@@ -437,7 +437,9 @@ class FakeLink:
             "calibration": "simulator" if self.sim else "file",
             "notices": self.notes.items,
             "notices_at": self.notes.times,
+            "notices_level": self.notes.levels,
             "notices_total": self.notes.total,
+            "notices_warnings_total": self.notes.warnings_total,
             "faults": [],
             "steps": 0,
             "sim_busy": False,

@@ -8,12 +8,13 @@ import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from flask import Flask
 from playwright.sync_api import Browser, Page, expect
 
-from controller.daemon.notices import KEPT
+from controller.daemon.notices import KEPT, WARNING
 from tests.browser import needs_chromium
 from tests.web.fake_link import FakeLink
 from web_ui.serve import WebServer
@@ -94,6 +95,52 @@ def test_the_board_page_lists_the_notices_newest_first_with_their_time(
     expect(page.locator("#notices-logged")).to_have_text("6 older notices are only in the log.")
     # However many, the board stays where it was.
     assert page.locator("#board svg").bounding_box() == board
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_a_warning_stays_open_however_many_routine_notices_come_after(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    """A demo tells a routine notice every few minutes: a damaged records.jsonl told before
+    them stays open, marked and styled as a warning, while the routine ones fold."""
+    page = open_page(browser, served.url + "/")
+    link.notice(DAMAGED, at=TOLD_AT, level=WARNING)
+    link.notice(KEPT_AS, at=TOLD_AT + 1, level=WARNING)
+    for k in range(10):
+        link.notice(f"demo: the hands stopped {k}; a new game")
+    expect(page.locator("#notices-heading")).to_have_text("Notices from the board (12)")
+    items = page.locator("#notices .notice-item")
+    expect(items.locator(".notice-text")).to_have_text(
+        [
+            "demo: the hands stopped 9; a new game",
+            "demo: the hands stopped 8; a new game",
+            "demo: the hands stopped 7; a new game",
+            KEPT_AS,
+            DAMAGED,
+        ]
+    )
+    expect(page.locator("#notices-more-summary")).to_have_text("Earlier notices (7)")
+    warning = items.filter(has_text=DAMAGED)
+    expect(warning).to_have_attribute("data-level", "warning")
+    expect(warning.locator(".notice-level")).to_have_text("⚠ Warning")
+    expect(items.first).to_have_attribute("data-level", "info")
+    assert items.first.locator(".notice-level").count() == 0
+
+    def look(item: Any) -> tuple[str, str]:
+        return item.evaluate(
+            "e => [getComputedStyle(e).borderLeftColor, getComputedStyle(e).backgroundColor]"
+        )
+
+    assert look(warning) != look(items.first)  # told apart at a glance, not by words alone
+    # The newest five warnings stay open; an older one folds like the rest.
+    for k in range(5):
+        link.notice(f"journal game.jsonl: line {k + 4}: truncated", level=WARNING)
+    expect(items).to_have_count(5)
+    expect(items.locator(".notice-text")).to_have_text(
+        [f"journal game.jsonl: line {k + 4}: truncated" for k in reversed(range(5))]
+    )
+    expect(page.locator("#notices-earlier .notice-warning")).to_have_count(2)
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()
 

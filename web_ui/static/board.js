@@ -499,47 +499,40 @@
     folded.hidden = fixed.length === 0;
   }
 
-  var NOTICES_SHOWN = 3; // notices listed open (the newest); the others folded below them
-
-  /* When a notice was told, in the page's language: the time today, the date too before. */
-  function noticeTime(at) {
-    var when = new Date(at * 1000);
-    var lang = document.documentElement.lang || "en";
-    var today = when.toDateString() === new Date().toDateString();
-    var shown = today
-      ? when.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" })
-      : when.toLocaleString(lang, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
-    return S.el("time", { datetime: when.toISOString(), title: when.toLocaleString(lang) }, shown);
-  }
-
-  function noticeItem(text, at) {
-    var item = S.el("li", { class: "notice-item" });
-    if (typeof at === "number" && isFinite(at)) item.appendChild(noticeTime(at));
-    item.appendChild(S.el("span", { class: "notice-text" }, text));
-    return item;
-  }
+  var NOTICES_SHOWN = 3; // the newest notices listed open; the others folded below them,
+  var WARNINGS_SHOWN = 5; // but for the newest warnings, open however much routine came after
 
   /* What the daemon told (daemon.notices: a damaged file kept aside, a journal repaired, ...),
-     newest first: a few open beside the board, the rest folded, and a count of those only the
-     log still has (the daemon keeps the newest 20). Text only: a notice names files. */
+     newest first: a few open beside the board, and every recent warning with them (a demo's
+     routine notices must not fold a damaged file away), the rest folded, and a count of those
+     only the log still has (the daemon keeps the newest 20 of each severity). Text only: a
+     notice names files. */
   function renderNotices(status) {
     var panel = document.getElementById("notices-panel");
     if (!panel) return; // (the kiosk: visitors are not told about files)
     var daemon = status.daemon || {};
     var texts = daemon.notices || [];
     var times = daemon.notices_at || [];
+    var levels = daemon.notices_level || []; // (a daemon too old to say: every one routine)
     var total = Math.max(daemon.notices_total || 0, texts.length);
-    var newest = texts.map(function (text, i) { return { text: text, at: times[i] }; }).reverse();
+    var newest = texts.map(function (text, i) {
+      return { text: text, at: times[i], level: levels[i] };
+    }).reverse();
     panel.hidden = newest.length === 0;
     document.getElementById("notices-heading").textContent = t("notices_heading", { n: total });
     var open = document.getElementById("notices");
     var earlier = document.getElementById("notices-earlier");
     open.textContent = "";
     earlier.textContent = "";
+    var warnings = 0;
+    var folded = 0;
     newest.forEach(function (notice, i) {
-      (i < NOTICES_SHOWN ? open : earlier).appendChild(noticeItem(notice.text, notice.at));
+      var warning = notice.level === "warning";
+      var shown = i < NOTICES_SHOWN || (warning && warnings < WARNINGS_SHOWN);
+      if (warning) warnings += 1;
+      if (!shown) folded += 1;
+      (shown ? open : earlier).appendChild(S.noticeItem(notice.text, notice.at, notice.level));
     });
-    var folded = newest.length - NOTICES_SHOWN;
     document.getElementById("notices-more").hidden = folded <= 0;
     document.getElementById("notices-more-summary").textContent = t("notices_earlier", { n: folded });
     var logged = document.getElementById("notices-logged");

@@ -143,6 +143,35 @@
     return node;
   };
 
+  /* When a notice was told, in the page's language: the time today, the date too before. */
+  S.noticeTime = function (at) {
+    var when = new Date(at * 1000);
+    if (isNaN(when.getTime())) return S.el("time", null, "–"); // (out of range: from a broker)
+    var lang = document.documentElement.lang || "en";
+    var today = when.toDateString() === new Date().toDateString();
+    var shown = today
+      ? when.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" })
+      : when.toLocaleString(lang, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    return S.el("time", { datetime: when.toISOString(), title: when.toLocaleString(lang) }, shown);
+  };
+
+  /* One notice the daemon told (the board page's list, the hall's detail page): a warning
+     marked as one, its time, its text. Text only: a notice names files (a path may hold
+     anything). */
+  S.noticeItem = function (text, at, level) {
+    var warning = level === "warning";
+    var item = S.el("li", {
+      class: "notice-item " + (warning ? "notice-warning" : "notice-info"),
+      "data-level": warning ? "warning" : "info",
+    });
+    var when = S.el("div", { class: "notice-when" });
+    if (warning) when.appendChild(S.el("strong", { class: "notice-level" }, "⚠ " + S.t("notice_warning")));
+    if (typeof at === "number" && isFinite(at)) when.appendChild(S.noticeTime(at));
+    if (when.childNodes.length) item.appendChild(when);
+    item.appendChild(S.el("span", { class: "notice-text" }, text));
+    return item;
+  };
+
   var toastTimer = null;
   S.toast = function (message) {
     var box = document.getElementById("toast");

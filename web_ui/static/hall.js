@@ -124,6 +124,32 @@
     });
   }
 
+  /* The board's warning notices (health.warnings: a damaged file kept aside, readings lost,
+     ...), checked (a message on the broker may hold anything), oldest first; null from a
+     board too old to send them. */
+  function warningsOf(status) {
+    var warnings = (status && status.health || {}).warnings;
+    if (!warnings || typeof warnings !== "object") return null;
+    var notices = (Array.isArray(warnings.notices) ? warnings.notices : []).filter(function (n) {
+      return n && typeof n.text === "string";
+    });
+    var total = typeof warnings.total === "number" ? warnings.total : notices.length;
+    return { total: Math.max(total, notices.length), notices: notices };
+  }
+
+  /* A board that told warnings: their count and the newest one's time and text (the list is
+     on its detail page). The mark stays until the board's daemon starts again. */
+  function warningsMark(block, warned) {
+    var mark = S.el("p", { class: "hall-fault hall-warnings" }, "⚠ " + t("hall_warnings_card", { n: warned.total }));
+    var last = warned.notices[warned.notices.length - 1];
+    if (last && typeof last.at === "number" && isFinite(last.at)) {
+      mark.appendChild(document.createTextNode(" "));
+      mark.appendChild(S.noticeTime(last.at));
+    }
+    block.appendChild(mark);
+    if (last) block.appendChild(S.el("p", { class: "hall-warning-text" }, last.text));
+  }
+
   function boardBlock(view, scale) {
     var block = S.el("div", { class: "hall-board-body" });
     var status = view.status;
@@ -152,6 +178,8 @@
         total: behind.dropped_frames,
       })));
     }
+    var warned = warningsOf(status);
+    if (warned && warned.total) warningsMark(block, warned);
     block.appendChild(S.el("p", { class: "hall-facts" }, facts(view)));
     return block;
   }
@@ -159,8 +187,9 @@
   function card(view) {
     var state = stateOf(view);
     var flagged = !!(view.status && view.status.flags && view.status.flags.length);
+    var warned = warningsOf(view.status);
     var item = S.el("li", {
-      class: "hall-card " + state + (flagged ? " flagged" : ""),
+      class: "hall-card " + state + (flagged ? " flagged" : "") + (warned && warned.total ? " warned" : ""),
       "data-board": view.board,
       "data-state": state,
     });
@@ -236,6 +265,27 @@
       health.appendChild(S.el("dt", null, t(row[0])));
       health.appendChild(S.el("dd", null, row[1]));
     });
+    renderWarnings(warningsOf(status));
+  }
+
+  /* The detail page's list of the board's warning notices, newest first, with their times,
+     and how many older ones only the board's log has. Text only: a notice names files. */
+  function renderWarnings(warned) {
+    var list = document.getElementById("warnings");
+    list.textContent = "";
+    document.getElementById("warnings-heading").textContent = t("hall_warnings_heading", {
+      n: warned ? warned.total : 0,
+    });
+    var none = document.getElementById("warnings-none");
+    none.hidden = !!(warned && warned.notices.length);
+    none.textContent = warned ? t("hall_warnings_none") : t("hall_warnings_unknown");
+    (warned ? warned.notices : []).slice().reverse().forEach(function (notice) {
+      list.appendChild(S.noticeItem(notice.text, notice.at, "warning"));
+    });
+    var logged = document.getElementById("warnings-logged");
+    var older = warned ? warned.total - warned.notices.length : 0;
+    logged.hidden = older <= 0;
+    logged.textContent = t("hall_warnings_logged", { n: older });
   }
 
   function render(only) {
