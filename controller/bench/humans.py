@@ -15,7 +15,9 @@ least one (at a random move from 1 to 6). Scores:
   at a mistake's place within FLAG_SPAN_S after it (after the first seed after it, for a seed
   lost off the board: until then the board cannot show it);
 - `mistakes_flagged`: mistakes with a flag of their kind at their place within 0.5 s at 80 SPS
-  and 1.0 s at 10 SPS (of the first seed after it, for a seed lost off the board);
+  and 1.0 s at 10 SPS (of the first seed after it, for a seed lost off the board); a flag
+  renamed to that kind and place counts from the rename (`Flag.named_t`), not from when it
+  was raised as something else;
 - `flag_delay_ms_*`: mistake to its flag, over the mistakes flagged within FLAG_SPAN_S (a flag
   of that kind at that place later than that is another problem's, and the mistake counts as
   not flagged);

@@ -152,10 +152,11 @@ def seen_from(mistake: InjectedMistake, landings: list[Any]) -> float:
 
 def flag_delay(mistake: InjectedMistake, referee: AnyReferee, landings: list[Any]) -> float | None:
     """Seconds from the mistake to the first flag of its kind at its place being shown
-    (None: none)."""
+    (None: none). A flag renamed to it (a wrong pit found to be a seed lost before it) shows
+    it from the rename on: its light moved then."""
     start = seen_from(mistake, landings)
     for flag in referee.flags:
-        shown = flag.t if flag.shown_t is None else flag.shown_t
+        shown = max(flag.t if flag.shown_t is None else flag.shown_t, flag.named_t or 0.0)
         if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and shown >= start - 0.05:
             return max(0.0, shown - start)
     return None

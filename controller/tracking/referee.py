@@ -1919,6 +1919,7 @@ class Referee:
             if flag is not None and flag.kind == WRONG_PIT:
                 flag.kind = SEED_LOST
                 flag.at = place
+                flag.named_t = t
 
     def _stray_moved_first(self, pending: Pending) -> bool:
         """Did a cup with a stray start moving before this change began? Then the stray is

@@ -24,6 +24,9 @@ class Flag:
     # is not part of the game), so the page can word it for that player.
     player: int | None = None
     shown_t: float | None = None  # when it was raised (`t` may be when the mistake was made)
+    # When it was last renamed (its kind or place: a wrong pit found to be a seed lost before
+    # it): the light moved then, and what it names was shown only from then on.
+    named_t: float | None = None
 
     @property
     def active(self) -> bool:

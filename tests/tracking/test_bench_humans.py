@@ -42,6 +42,19 @@ def test_a_seed_lost_is_flagged_in_time_from_the_next_seed_after_a_pause() -> No
     assert humans._false_flags([flag], [mistake], []) == 1  # (timed from the loss itself)
 
 
+def test_a_flag_renamed_to_the_mistake_counts_from_the_rename() -> None:
+    # A seed lost for [0, 2] at 10 s; the next seed landed in [0, 3] at 10.5 s and was flagged
+    # there as a wrong pit at 10.7 s, renamed a seed lost at [0, 2] at 12.0 s: the board
+    # showed the loss from 12.0 s (1.5 s: late at 80 SPS), not from 10.7 s.
+    mistake = InjectedMistake("seed_lost", 10.0, Place(0, 2), 0, Place(0, 2))
+    landings = [SimpleNamespace(t=10.5)]
+    flag = Flag(t=10.5, kind="seed_lost", at=Place(0, 2), expected=[], shown_t=10.7)
+    referee = SimpleNamespace(flags=[flag])
+    assert humans.flag_delay(mistake, referee, landings) == pytest.approx(0.2)
+    flag.named_t = 12.0
+    assert humans.flag_delay(mistake, referee, landings) == pytest.approx(1.5)
+
+
 @pytest.fixture
 def still_adult(monkeypatch: pytest.MonkeyPatch) -> None:
     """An adult's tempo and pauses, without touches (what the referee handled before)."""

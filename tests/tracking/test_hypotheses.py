@@ -67,6 +67,9 @@ def test_the_next_place_is_lit_on_a_seeds_first_samples_at_80_sps() -> None:
         # a finger of two seeds' weight on the cup due next, put there before the hand's last
         # seed fell: a hand resting, not the seeds it sows (NEXT_CUP_TOUCH_COST does not apply)
         "finger_on_the_next_cup_10sps",
+        # ... and one put there 50 ms before that seed fell: both cups begin to move on the
+        # same 10 SPS sample, and a tie is no "after"
+        "finger_on_the_next_cup_with_the_seed_10sps",
     ],
 )
 def test_hands_on_the_cups_are_no_seeds(name: str) -> None:
