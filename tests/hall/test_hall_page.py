@@ -7,13 +7,14 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from controller.daemon.files import RECORDS_FILE
 from controller.daemon.mqttconfig import MqttSettings
@@ -278,41 +279,49 @@ def test_boards_through_mosquitto_in_the_hall_page(
         server.stop()
 
 
-@needs_chromium
-def test_fifty_boards_and_one_changing_live(browser: Browser) -> None:
+@contextmanager
+def _hall_page(browser: Browser, hall: Hall, locale: str) -> Iterator[tuple[Page, str]]:
+    """The hall served on a free port and a page of it in chromium: the page and the
+    server's address. The page must raise no script error."""
     from web_ui.serve import WebServer
 
+    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
+    try:
+        with WebServer(app, "127.0.0.1", 0) as server:
+            page = browser.new_page(locale=locale)
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            yield page, server.url
+            assert errors == []
+            page.close()
+    finally:
+        stop_streams(app)
+
+
+@needs_chromium
+def test_fifty_boards_and_one_changing_live(browser: Browser) -> None:
     hall = Hall()
     hall.broker(True)
     for k in range(50):
         hall.receive(f"sowboard/b{k:02d}/availability", b"online")
         hall.receive(f"sowboard/b{k:02d}/status", status(f"b{k:02d}"))
-    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
-    try:
-        with WebServer(app, "127.0.0.1", 0) as server:
-            page = browser.new_page(locale="ja-JP")
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(server.url + "/")
-            expect(page.locator(".hall-card")).to_have_count(50)
-            expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
-            card = page.locator('.hall-card[data-board="b37"]')
-            expect(card).not_to_have_class("flagged")
-            hall.receive("sowboard/b37/status", status("b37", flags=[FLAG]))
-            expect(card).to_have_class("hall-card online flagged")
-            expect(card.locator(".hall-flags li")).to_have_count(1)
-            expect(card.locator('[data-place="1,2"]')).to_have_class("mini-place problem")
-            hall.receive("sowboard/b12/availability", b"offline")
-            expect(page.locator('.hall-card[data-board="b12"]')).to_have_attribute(
-                "data-state", "offline"
-            )
-            hall.broker(False, "connection lost")
-            expect(page.locator("#broker")).to_contain_text("connection lost")
-            expect(page.locator('.hall-card[data-state="online"]')).to_have_count(0)
-            assert errors == []
-            page.close()
-    finally:
-        stop_streams(app)
+    with _hall_page(browser, hall, "ja-JP") as (page, url):
+        page.goto(url + "/")
+        expect(page.locator(".hall-card")).to_have_count(50)
+        expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+        card = page.locator('.hall-card[data-board="b37"]')
+        expect(card).not_to_have_class("flagged")
+        hall.receive("sowboard/b37/status", status("b37", flags=[FLAG]))
+        expect(card).to_have_class("hall-card online flagged")
+        expect(card.locator(".hall-flags li")).to_have_count(1)
+        expect(card.locator('[data-place="1,2"]')).to_have_class("mini-place problem")
+        hall.receive("sowboard/b12/availability", b"offline")
+        expect(page.locator('.hall-card[data-board="b12"]')).to_have_attribute(
+            "data-state", "offline"
+        )
+        hall.broker(False, "connection lost")
+        expect(page.locator("#broker")).to_contain_text("connection lost")
+        expect(page.locator('.hall-card[data-state="online"]')).to_have_count(0)
 
 
 @needs_chromium
@@ -326,32 +335,23 @@ def test_a_flag_in_the_hall_names_the_player_who_made_the_mistake(browser: Brows
     hall.receive("sowboard/b1/status", status("b1", flags=[theirs, nobodys]))
     event = {**theirs, "seq": 1, "t": time.time()}
     hall.receive("sowboard/b1/event/flag", json.dumps(event).encode())
-    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
     said = (
         "Player 2: A seed went into Player 1's store. "
         "Nobody sows into the other player's store: take it back."
     )
-    try:
-        from web_ui.serve import WebServer
-
-        with WebServer(app, "127.0.0.1", 0) as server:
-            page = browser.new_page(locale="en-US")
-            page.goto(server.url + "/")
-            flags = page.locator('.hall-card[data-board="b1"] .hall-flags li')
-            expect(flags).to_have_text(
-                [
-                    f"⚠ {said}",
-                    "⚠ A seed that is not part of the game appeared in "
-                    "Player 2, pit 1. Take it out.",
-                ]
-            )
-            page.goto(server.url + "/board/b1")
-            expect(page.locator("#events li").last).to_have_text(f"⚠ {said}")
-            page.goto(server.url + "/?lang=ja")
-            expect(flags.first).to_contain_text("プレイヤー2:種がプレイヤー1のゴールに入りました")
-            page.close()
-    finally:
-        stop_streams(app)
+    with _hall_page(browser, hall, "en-US") as (page, url):
+        page.goto(url + "/")
+        flags = page.locator('.hall-card[data-board="b1"] .hall-flags li')
+        expect(flags).to_have_text(
+            [
+                f"⚠ {said}",
+                "⚠ A seed that is not part of the game appeared in Player 2, pit 1. Take it out.",
+            ]
+        )
+        page.goto(url + "/board/b1")
+        expect(page.locator("#events li").last).to_have_text(f"⚠ {said}")
+        page.goto(url + "/?lang=ja")
+        expect(flags.first).to_contain_text("プレイヤー2:種がプレイヤー1のゴールに入りました")
 
 
 @needs_chromium
@@ -365,34 +365,25 @@ def test_a_boards_faults_in_the_hall_are_in_the_pages_language(browser: Browser)
     hall.broker(True)
     hall.receive("sowboard/b1/availability", b"online")
     hall.receive("sowboard/b1/status", status("b1", faults=faults))
-    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
-    try:
-        from web_ui.serve import WebServer
-
-        with WebServer(app, "127.0.0.1", 0) as server:
-            page = browser.new_page(locale="en-US")
-            lines = page.locator('.hall-card[data-board="b1"] .hall-fault')
-            page.goto(server.url + "/")
-            expect(lines).to_have_text(
-                [
-                    "⚠ The board's scales cannot be read (Pico: serial link lost). "
-                    "Check the cable.",
-                    "⚠ A file cannot be saved (No space left on device). Is the memory card full?",
-                ]
-            )
-            page.goto(server.url + "/?lang=ja")
-            expect(lines).to_have_text(
-                [
-                    "⚠ 盤のはかりが読めません(Pico: serial link lost)。ケーブルを確かめてください。",
-                    "⚠ ファイルを保存できません(No space left on device)。"
-                    "メモリーカードがいっぱいではありませんか。",
-                ]
-            )
-            page.goto(server.url + "/board/b1")  # (the detail, still in Japanese)
-            expect(page.locator(".hall-fault").first).to_contain_text("盤のはかりが読めません")
-            page.close()
-    finally:
-        stop_streams(app)
+    with _hall_page(browser, hall, "en-US") as (page, url):
+        lines = page.locator('.hall-card[data-board="b1"] .hall-fault')
+        page.goto(url + "/")
+        expect(lines).to_have_text(
+            [
+                "⚠ The board's scales cannot be read (Pico: serial link lost). Check the cable.",
+                "⚠ A file cannot be saved (No space left on device). Is the memory card full?",
+            ]
+        )
+        page.goto(url + "/?lang=ja")
+        expect(lines).to_have_text(
+            [
+                "⚠ 盤のはかりが読めません(Pico: serial link lost)。ケーブルを確かめてください。",
+                "⚠ ファイルを保存できません(No space left on device)。"
+                "メモリーカードがいっぱいではありませんか。",
+            ]
+        )
+        page.goto(url + "/board/b1")  # (the detail, still in Japanese)
+        expect(page.locator(".hall-fault").first).to_contain_text("盤のはかりが読めません")
 
 
 @needs_chromium
@@ -410,33 +401,20 @@ def test_a_board_losing_scale_readings_says_so_in_the_hall(browser: Browser) -> 
     for board, behind in (("b1", losing), ("b2", None)):
         hall.receive(f"sowboard/{board}/availability", b"online")
         hall.receive(f"sowboard/{board}/status", status(board, behind=behind))
-    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
-    try:
-        from web_ui.serve import WebServer
-
-        with WebServer(app, "127.0.0.1", 0) as server:
-            page = browser.new_page(locale="en-US")
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(server.url + "/")
-            expect(page.locator('.hall-card[data-board="b1"] .hall-behind')).to_have_text(
-                "⚠ Scale readings lost: 12 in the last minute, 57 since the start. The board's"
-                " computer is not keeping up with the scales, so a seed may go unseen."
-            )
-            expect(page.locator('.hall-card[data-board="b2"] .hall-turn')).to_be_visible()
-            assert page.locator('.hall-card[data-board="b2"] .hall-behind').count() == 0
-            page.goto(server.url + "/board/b1?lang=ja")
-            row = page.locator("#health dt", has_text="はかりの読み取りの取りこぼし")
-            expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text(
-                "57回(直近1分間に12回)"
-            )
-            page.goto(server.url + "/board/b2?lang=en")  # (the switch sticks)
-            row = page.locator("#health dt", has_text="Scale readings lost")
-            expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text("–")
-            assert errors == []
-            page.close()
-    finally:
-        stop_streams(app)
+    with _hall_page(browser, hall, "en-US") as (page, url):
+        page.goto(url + "/")
+        expect(page.locator('.hall-card[data-board="b1"] .hall-behind')).to_have_text(
+            "⚠ Scale readings lost: 12 in the last minute, 57 since the start. The board's"
+            " computer is not keeping up with the scales, so a seed may go unseen."
+        )
+        expect(page.locator('.hall-card[data-board="b2"] .hall-turn')).to_be_visible()
+        assert page.locator('.hall-card[data-board="b2"] .hall-behind').count() == 0
+        page.goto(url + "/board/b1?lang=ja")
+        row = page.locator("#health dt", has_text="はかりの読み取りの取りこぼし")
+        expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text("57回(直近1分間に12回)")
+        page.goto(url + "/board/b2?lang=en")  # (the switch sticks)
+        row = page.locator("#health dt", has_text="Scale readings lost")
+        expect(row.locator("xpath=following-sibling::dd[1]")).to_have_text("–")
 
 
 DAMAGED = "records.jsonl is damaged (line 2: cut short); its 1 intact game records are kept"
@@ -523,41 +501,30 @@ def test_a_boards_warnings_in_the_hall_are_text_in_the_pages_language(browser: B
     for board, warnings in (("b1", warned), ("b2", {"total": 0, "notices": []}), ("b3", None)):
         hall.receive(f"sowboard/{board}/availability", b"online")
         hall.receive(f"sowboard/{board}/status", status(board, warnings=warnings))
-    app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
-    try:
-        from web_ui.serve import WebServer
-
-        with WebServer(app, "127.0.0.1", 0) as server:
-            page = browser.new_page(locale="ja-JP")
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(server.url + "/?lang=ja")
-            one = page.locator('.hall-card[data-board="b1"]')
-            expect(one.locator(".hall-warnings")).to_contain_text("⚠ 盤からの警告:12件、最新")
-            expect(one.locator(".hall-warning-text")).to_have_text(hostile)
-            for quiet in ("b2", "b3"):
-                card = page.locator(f'.hall-card[data-board="{quiet}"]')
-                expect(card.locator(".hall-turn")).to_be_visible()
-                assert card.locator(".hall-warnings").count() == 0
-                assert "warned" not in (card.get_attribute("class") or "")
-            page.goto(server.url + "/board/b1")
-            expect(page.locator("#warnings-heading")).to_have_text("盤からの警告(12)")
-            expect(page.locator("#warnings .notice-text")).to_have_text(
-                [hostile, "a time out of range", DAMAGED]
-            )
-            expect(page.locator("#warnings-logged")).to_have_text(
-                "それより古い警告9件は盤のログにだけあります。"
-            )
-            assert page.locator("#warnings-panel img, #detail img").count() == 0
-            page.goto(server.url + "/board/b2?lang=en")
-            expect(page.locator("#warnings-heading")).to_have_text("Warnings from the board (0)")
-            expect(page.locator("#warnings-none")).to_have_text("None.")
-            page.goto(server.url + "/board/b3")
-            expect(page.locator("#warnings-none")).to_have_text(
-                "This board does not send its warnings (an older sowboard)."
-            )
-            assert page.evaluate("window.hacked") is None
-            assert errors == []
-            page.close()
-    finally:
-        stop_streams(app)
+    with _hall_page(browser, hall, "ja-JP") as (page, url):
+        page.goto(url + "/?lang=ja")
+        one = page.locator('.hall-card[data-board="b1"]')
+        expect(one.locator(".hall-warnings")).to_contain_text("⚠ 盤からの警告:12件、最新")
+        expect(one.locator(".hall-warning-text")).to_have_text(hostile)
+        for quiet in ("b2", "b3"):
+            card = page.locator(f'.hall-card[data-board="{quiet}"]')
+            expect(card.locator(".hall-turn")).to_be_visible()
+            assert card.locator(".hall-warnings").count() == 0
+            assert "warned" not in (card.get_attribute("class") or "")
+        page.goto(url + "/board/b1")
+        expect(page.locator("#warnings-heading")).to_have_text("盤からの警告(12)")
+        expect(page.locator("#warnings .notice-text")).to_have_text(
+            [hostile, "a time out of range", DAMAGED]
+        )
+        expect(page.locator("#warnings-logged")).to_have_text(
+            "それより古い警告9件は盤のログにだけあります。"
+        )
+        assert page.locator("#warnings-panel img, #detail img").count() == 0
+        page.goto(url + "/board/b2?lang=en")
+        expect(page.locator("#warnings-heading")).to_have_text("Warnings from the board (0)")
+        expect(page.locator("#warnings-none")).to_have_text("None.")
+        page.goto(url + "/board/b3")
+        expect(page.locator("#warnings-none")).to_have_text(
+            "This board does not send its warnings (an older sowboard)."
+        )
+        assert page.evaluate("window.hacked") is None
