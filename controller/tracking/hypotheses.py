@@ -928,6 +928,7 @@ class Tracker:
                 leader.game.expected_places(),
                 player=entry.player,
                 shown_t=self.now,
+                serial=len(self.flags) + 1,  # (the daemon's flag ids and recordings key on it)
             )
             if motion not in open_now:
                 flag.resolved_t = self.now  # made and put right already

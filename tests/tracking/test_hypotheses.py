@@ -174,3 +174,4 @@ def test_scenarios_end_as_the_truth_with_their_flags(name: str) -> None:
     assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [
         (kind, list(at)) for kind, at in FLAGS[name]
     ]
+    assert [f.serial for f in tracker.flags] == list(range(1, len(tracker.flags) + 1))
