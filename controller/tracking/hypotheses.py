@@ -61,13 +61,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.board import BoardMapping
+from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Rules, Step, StepFollower, StepKind
 from controller.rules.follower import Mistake
 from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
 
 from .seeds import SeedWeights
-from .verdicts import Flag, RecognisedStep, belief_json
+from .verdicts import Flag, RecognisedStep, belief_json, guidance_of, phase_of
 
 # -- the priors, in natural log (a step where its cup moved costs nothing) ---------------------
 TOUCH_COST = 3.0  # a hand resting on a cup
@@ -265,6 +266,12 @@ class Tracker:
         self.lit: dict[tuple[int, Step], float] = {}  # (motion, step) -> when it first led
         self.searched_t = 0.0
         self.holds_t = math.inf  # when the first motion not in the frontier will have held
+        # The daemon's contract: where the leader's next steps are, how often that changed,
+        # when a cup last moved, and the faulty cells (none yet: faults.py is not wired here).
+        self.expected: tuple[Place, ...] = tuple(game.expected_places())
+        self.publications = 0
+        self.last_activity = 0.0
+        self.fault_flags: dict[int, Flag] = {}
         self.stand = 0
 
     @property
@@ -290,6 +297,7 @@ class Tracker:
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
 
     def _motion_event(self, event: Onset | Settled) -> bool:
+        self.last_activity = event.t
         cells = self.detector.cells
         cell = event.cell
         if isinstance(event, Onset):
@@ -893,6 +901,10 @@ class Tracker:
             self.published[id(n)] = len(self.nodes)
             self.nodes.append(n)
         self._flags(self.frontier)
+        expected = tuple(self.leader.game.expected_places())
+        if expected != self.expected:
+            self.expected = expected
+            self.publications += 1
 
     def _flags(self, beam: list[Hypothesis]) -> None:
         """A flag for each of the leader's mistakes (made since the start, open or put right
@@ -959,6 +971,24 @@ class Tracker:
         flag.named_t = self.now
 
     # -- the referee's contract -----------------------------------------------------------------
+
+    def expected_places(self) -> list[Place]:
+        return list(self.expected)
+
+    def expected_kind(self) -> str:
+        """pickup | sow | capture | sweep | none: what kind of step comes next."""
+        expected = self.game.expected()
+        return expected[0].kind.value if expected else "none"
+
+    def phase(self) -> str:
+        """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits to be
+        put right)."""
+        return phase_of(self.game, any(f.active for f in self.flags))
+
+    def guidance_state(self, places: list[Place]) -> GuidanceState:
+        """What the lights should show now (no cups at rest judged against the belief yet:
+        board_mismatch is not wired here)."""
+        return guidance_of(self.game, self.flags, places, {})
 
     def changes(self, known: int) -> tuple[int, list[RecognisedStep]]:
         keep = min(known, self.stand, len(self.steps))

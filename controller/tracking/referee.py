@@ -31,7 +31,7 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from controller.board import BoardMapping
-from controller.leds.patterns import GuidanceState, HandGuidance
+from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Position, Rules, Step, StepFollower, StepKind
 from controller.sensing.detect import BoardDetector, Event, Onset, Settled
 from controller.sensing.frames import Frame
@@ -40,7 +40,15 @@ from .explain import Anchor, Cups, Explanation, SeedModel, explain, fits
 from .faults import SensorWatch
 from .orders import OrderSearch
 from .seeds import MIN_SEED, SeedWeights
-from .verdicts import Flag, RecognisedStep, belief_json
+from .verdicts import (
+    BOARD_MISMATCH,
+    SENSOR_FAULT,
+    Flag,
+    RecognisedStep,
+    belief_json,
+    guidance_of,
+    phase_of,
+)
 
 # Flag kinds of SIMULATION.md (and one more: a lift from a place nothing was expected from).
 WRONG_START = "wrong_start"
@@ -50,8 +58,6 @@ EXTRA_SEED = "extra_seed"
 OPPONENT_STORE = "opponent_store"
 SEED_LOST = "seed_lost"
 FOREIGN_SEED = "foreign_seed"
-BOARD_MISMATCH = "board_mismatch"
-SENSOR_FAULT = "sensor_fault"
 WRONG_PICKUP = "wrong_pickup"
 # The flags a hand's mistake raises: the hand at the board made it (`Flag.player`).
 HAND_MISTAKES = frozenset(
@@ -2505,17 +2511,7 @@ class Referee:
 
     def phase(self) -> str:
         """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits)."""
-        if self.game.over:
-            return "over"
-        if self._blocked():
-            return "blocked"
-        if self.game.pending_sweeps:
-            return "sweeping"
-        phases = [self.game.hands[p].phase.value for p in self.game.active_players()]
-        for phase in ("capturing", "relay", "sowing", "start"):
-            if phase in phases:
-                return phase
-        return "start"
+        return phase_of(self.game, self._blocked())
 
     def history(self) -> list[dict[str, int]]:
         """The moves completed so far: ply, player and the pit each started from."""
@@ -2526,61 +2522,22 @@ class Referee:
 
     def guidance_state(self, places: list[Place]) -> GuidanceState:
         """What the lights should show now (controller.leds.patterns)."""
-        game = self.game
-        position = game.position()
-        flag = next(
-            (
-                f
-                for f in reversed(self.flags)
-                if f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT)
-            ),
-            None,
-        )
-        mismatch: dict[Place, str] = {}
-        if self.mismatch is not None:
-            for cell, account in enumerate(self.expected_g):
-                detector = self.detector.cells[cell]
-                place = self.place_of.get(cell)
-                if account is None or detector.rest is None or place is None:
-                    continue
-                seeds = self.seeds.count(detector.rest - account)
-                if abs(seeds) >= 0.6:
-                    mismatch[place] = "too_many" if seeds > 0 else "too_few"
-        steps = game.expected()
-        kind = steps[0].kind.value if steps else "none"
-        relay = any(game.hands[p].phase is Phase.RELAY for p in game.active_players())
-        mover = steps[0].player if steps else position.to_move
-        last = game.completed[-1] if game.completed else None
-        return GuidanceState(
-            to_move=position.to_move,
-            expected_kind=kind,
-            expected=[s.at for s in steps if s.at is not None],
-            relay=relay,
-            mover=mover,
-            flag_kind=None if flag is None else flag.kind,
-            flag_at=None if flag is None else flag.at,
-            flag_expected=[] if flag is None else list(flag.expected),
-            mismatch=mismatch,
-            extra_turn=last is not None and kind == "pickup" and last.player == position.to_move,
-            over=position.over,
-            winner=None if position.outcome is None else position.outcome.winner,
-            places=places,
-            hands=self._opening_hands(steps) if position.to_move is None else {},
-        )
+        return guidance_of(self.game, self.flags, places, self._mismatch())
 
-    def _opening_hands(self, steps: list[Step]) -> dict[int, HandGuidance]:
-        """Each hand's own next step in the simultaneous opening (the lights tell them apart)."""
-        game = self.game
-        hands: dict[int, HandGuidance] = {}
-        for p in game.active_players():
-            own = [s for s in steps if s.player == p]
-            if own:
-                hands[p] = HandGuidance(
-                    own[0].kind.value,
-                    [s.at for s in own if s.at is not None],
-                    game.hands[p].phase is Phase.RELAY,
-                )
-        return hands
+    def _mismatch(self) -> dict[Place, str]:
+        """The cups at rest that disagree with the belief, while board_mismatch stands."""
+        mismatch: dict[Place, str] = {}
+        if self.mismatch is None:
+            return mismatch
+        for cell, account in enumerate(self.expected_g):
+            detector = self.detector.cells[cell]
+            place = self.place_of.get(cell)
+            if account is None or detector.rest is None or place is None:
+                continue
+            seeds = self.seeds.count(detector.rest - account)
+            if abs(seeds) >= 0.6:
+                mismatch[place] = "too_many" if seeds > 0 else "too_few"
+        return mismatch
 
     def belief(self) -> dict[str, Any]:
         """Where the referee thinks every seed physically is (strays and seeds in hand too)."""

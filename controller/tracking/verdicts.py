@@ -8,7 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import Place, Step, StepFollower
+from controller.leds.patterns import GuidanceState, HandGuidance
+from controller.rules import Phase, Place, Step, StepFollower
+
+# Flags that judge no hand: the cups at rest disagree with the belief, or a cell is faulty.
+BOARD_MISMATCH = "board_mismatch"
+SENSOR_FAULT = "sensor_fault"
 
 
 @dataclass
@@ -70,3 +75,64 @@ def belief_json(game: StepFollower, board: list[int], hands: list[int]) -> dict[
         "over": position.over,
         "winner": None if position.outcome is None else position.outcome.result(),
     }
+
+
+def phase_of(game: StepFollower, blocked: bool) -> str:
+    """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits): where
+    the game is in a move, the hand furthest in it first."""
+    if game.over:
+        return "over"
+    if blocked:
+        return "blocked"
+    if game.pending_sweeps:
+        return "sweeping"
+    phases = [game.hands[p].phase.value for p in game.active_players()]
+    for phase in ("capturing", "relay", "sowing", "start"):
+        if phase in phases:
+            return phase
+    return "start"
+
+
+def guidance_of(
+    game: StepFollower, flags: list[Flag], places: list[Place], mismatch: dict[Place, str]
+) -> GuidanceState:
+    """What the lights should show (controller.leds.patterns): the next steps of `game`, the
+    newest active flag of a hand's mistake, and the cups at rest that disagree (`mismatch`)."""
+    position = game.position()
+    flag = next(
+        (f for f in reversed(flags) if f.active and f.kind not in (BOARD_MISMATCH, SENSOR_FAULT)),
+        None,
+    )
+    steps = game.expected()
+    kind = steps[0].kind.value if steps else "none"
+    last = game.completed[-1] if game.completed else None
+    return GuidanceState(
+        to_move=position.to_move,
+        expected_kind=kind,
+        expected=[s.at for s in steps if s.at is not None],
+        relay=any(game.hands[p].phase is Phase.RELAY for p in game.active_players()),
+        mover=steps[0].player if steps else position.to_move,
+        flag_kind=None if flag is None else flag.kind,
+        flag_at=None if flag is None else flag.at,
+        flag_expected=[] if flag is None else list(flag.expected),
+        mismatch=mismatch,
+        extra_turn=last is not None and kind == "pickup" and last.player == position.to_move,
+        over=position.over,
+        winner=None if position.outcome is None else position.outcome.winner,
+        places=places,
+        hands=_opening_hands(game, steps) if position.to_move is None else {},
+    )
+
+
+def _opening_hands(game: StepFollower, steps: list[Step]) -> dict[int, HandGuidance]:
+    """Each hand's own next step in the simultaneous opening (the lights tell them apart)."""
+    hands: dict[int, HandGuidance] = {}
+    for p in game.active_players():
+        own = [s for s in steps if s.player == p]
+        if own:
+            hands[p] = HandGuidance(
+                own[0].kind.value,
+                [s.at for s in own if s.at is not None],
+                game.hands[p].phase is Phase.RELAY,
+            )
+    return hands

@@ -10,6 +10,7 @@ goes wrong: they are expected to fail (strictly: one that passes must leave the 
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from controller.bench import tracking
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sim import build_simulation, load_scenario
 from controller.tracking.hypotheses import Entry, Hypothesis, Taken, Tracker
-from controller.tracking.session import start_tracker
+from controller.tracking.session import start_referee, start_tracker
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -33,6 +34,47 @@ def _run(name: str) -> tuple[dict[str, Any], Tracker]:
     while (frame := source.read(None)) is not None:
         tracker.process(frame)
     return world.truth(), tracker
+
+
+def _both(name: str, every_s: float) -> list[tuple[tuple[Any, ...], tuple[Any, ...], float]]:
+    """Both referees on one scenario, side by side (two runs of the same simulated board, so
+    the same frames): every `every_s` of board time and at the end, what each tells the
+    daemon (phase, what comes next, the lights)."""
+    runs = []
+    for start in (start_referee, start_tracker):
+        simulation = build_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+        world = simulation.world
+        source = simulation.source()
+        calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+        referee = start(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+        runs.append((source, referee))
+    places = [world.rules.place(k) for k in range(len(world.rules.start_board()))]
+    seen = []
+    next_t = 0.0
+    while True:
+        frames = [source.read(None) for source, _ in runs]
+        if frames[0] is None or frames[1] is None:
+            break
+        assert frames[0].t == frames[1].t
+        for frame, (_, referee) in zip(frames, runs, strict=True):
+            referee.process(frame)
+        still = all(
+            r.detector.at_rest() and frames[0].t - r.last_activity >= 0.5 for _, r in runs
+        )
+        if still and frames[0].t >= next_t:
+            seen.append((_told(runs[0][1], places), _told(runs[1][1], places), frames[0].t))
+            next_t = frames[0].t + every_s
+    seen.append((_told(runs[0][1], places), _told(runs[1][1], places), math.inf))
+    return seen
+
+
+def _told(referee: Any, places: list[Any]) -> tuple[Any, ...]:
+    return (
+        referee.phase(),
+        referee.expected_kind(),
+        referee.expected_places(),
+        referee.guidance_state(places),
+    )
 
 
 def _exact(truth: dict[str, Any], tracker: Tracker) -> bool:
@@ -102,6 +144,20 @@ def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
     captures = [s for s in tracker.steps if s.step.kind is StepKind.CAPTURE]
     assert len(captures) == 2
     assert tracker.leader.ledger == ()  # nothing left in a hand on its way to the store
+
+
+@pytest.mark.parametrize("name", ["congkak_relay", "kalah_end_sweep", "flag_wrong_pit"])
+def test_the_daemon_is_told_what_the_cases_tell_it_once_the_cups_are_at_rest(name: str) -> None:
+    # The daemon's contract (phase, the next steps' kind and places, the lights' state): where
+    # both referees follow a scenario alike, they tell the daemon alike. Compared each second
+    # the cups are still for both (while a cup moves, the search may lead with another guess
+    # until it settles), and at the end.
+    told = _both(name, every_s=1.0)
+    assert len(told) > 3
+    for cases, search, t in told:
+        if cases[0] == search[0] == "blocked":
+            continue  # (a flag waits: compared by the flag tests)
+        assert cases == search, f"{name} at {t:.2f} s"
 
 
 def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> None:
