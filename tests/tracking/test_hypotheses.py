@@ -58,9 +58,7 @@ def _both(name: str, every_s: float) -> list[tuple[tuple[Any, ...], tuple[Any, .
         assert frames[0].t == frames[1].t
         for frame, (_, referee) in zip(frames, runs, strict=True):
             referee.process(frame)
-        still = all(
-            r.detector.at_rest() and frames[0].t - r.last_activity >= 0.5 for _, r in runs
-        )
+        still = all(r.detector.at_rest() and frames[0].t - r.last_activity >= 0.5 for _, r in runs)
         if still and frames[0].t >= next_t:
             seen.append((_told(runs[0][1], places), _told(runs[1][1], places), frames[0].t))
             next_t = frames[0].t + every_s
