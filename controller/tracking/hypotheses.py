@@ -107,7 +107,9 @@ MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a s
 # rates); at 5 rather than 12 on all 96: false flags 40 -> 35 (with NEAR_MAX_S 2.5), flagged in
 # time 247 -> 251, the same exact, CPU per frame (congkak 7, 80 SPS) 63 -> 36 us, the longest
 # search 85 -> 36 ms. Most motions have one explanation far ahead: a wider beam mostly carries
-# mistakes nobody made.
+# mistakes nobody made. At 3: as good or better on 95 of the 96 and 28 us, but where the beam
+# loses the truth (game 92, natural seeds at 10 SPS) 15 false flags become 108: a beam that
+# narrow needs a way back to the truth first (the cups at rest against the belief).
 BEAM = 5
 WORSE = 15.0  # nor any this much less likely than the best
 MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
