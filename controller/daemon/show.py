@@ -20,6 +20,7 @@ from controller.rules import Phase, Place, Rules, Step, StepFollower
 from controller.rules.options import find_variant
 from controller.rules.record import RecordError, parse_record, record_rules, replay
 from controller.rules.steps import StepKind
+from controller.tracking.verdicts import guidance_of
 
 from .game import JournaledGame
 from .opponent import alternating_options
@@ -100,23 +101,9 @@ class Show:
         return Step.pickup(player, Place(player, pit))
 
     def state(self, places: list[Place]) -> GuidanceState:
-        """What the lights show for the game replayed (as the referee's guidance would)."""
-        follower = self.follower
-        position = follower.position()
-        steps = follower.expected()
-        kind = steps[0].kind.value if steps else "none"
-        last = follower.completed[-1] if follower.completed else None
-        return GuidanceState(
-            to_move=position.to_move,
-            expected_kind=kind,
-            expected=[s.at for s in steps if s.at is not None],
-            relay=any(follower.hands[p].phase is Phase.RELAY for p in follower.active_players()),
-            mover=steps[0].player if steps else position.to_move,
-            extra_turn=last is not None and kind == "pickup" and last.player == position.to_move,
-            over=position.over,
-            winner=None if position.outcome is None else position.outcome.winner,
-            places=places,
-        )
+        """What the lights show for the game replayed: the referee's guidance for it, with
+        no flag and no cup out of place."""
+        return guidance_of(self.follower, [], places, {})
 
     def game_status(self, game: GameCore) -> GameCore:
         """The daemon's game section with the replayed game's position and next step
