@@ -57,7 +57,7 @@ import itertools
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from controller.board import BoardMapping
@@ -200,6 +200,7 @@ class Hypothesis:
     def but(self, **changes: Any) -> Hypothesis:
         """This hypothesis with `changes` (as `dataclasses.replace`, without its look at the
         fields each time: the search makes some hundred thousand a game)."""
+        assert HYPOTHESIS_FIELDS.issuperset(changes), changes  # (as `replace` would raise)
         get = changes.get
         return Hypothesis(
             get("game", self.game),
@@ -232,6 +233,9 @@ class Hypothesis:
             tuple(u[0] for u in self.unscored),
             self.ahead,
         )
+
+
+HYPOTHESIS_FIELDS = frozenset(f.name for f in fields(Hypothesis))
 
 
 @dataclass

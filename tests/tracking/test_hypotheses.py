@@ -186,6 +186,8 @@ def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> No
     for f in dataclasses.fields(Hypothesis):
         change: dict[str, Any] = {f.name: None}
         assert whole.but(**change) == dataclasses.replace(whole, **change)
+    with pytest.raises(AssertionError):
+        whole.but(costs=1.0)  # (a misspelt field)
 
 
 # The scenario files the search does not yet follow as the cases do, and why.
