@@ -13,9 +13,8 @@ real board the wall clock's; a fast demo's minute passes sooner), for the snapsh
 `daemon.behind`, the sensor page (a notice there while anything was lost in the last
 minute) and the hall's status (`health.behind`). Frames dropped after a minute without any
 are also one of `daemon.notices`, a warning, which go to the log, the board page and the
-hall: readings the
-referee needed are gone. Skipped simulated time is not: nothing of
-the game was lost, and a fast demo on a busy PC would repeat it every few seconds.
+hall: readings the referee needed are gone. Skipped simulated time is not: nothing of the
+game was lost, and a fast demo on a busy PC would repeat it every few seconds.
 
 The first look is the baseline: frames a source dropped while the daemon was starting, before
 its loop read any, are not the loop falling behind.

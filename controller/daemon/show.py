@@ -20,7 +20,7 @@ from controller.rules import Phase, Place, Rules, Step, StepFollower
 from controller.rules.options import find_variant
 from controller.rules.record import RecordError, parse_record, record_rules, replay
 from controller.rules.steps import StepKind
-from controller.tracking.verdicts import guidance_of
+from controller.tracking.verdicts import guidance_of, next_kind
 
 from .game import JournaledGame
 from .opponent import alternating_options
@@ -115,7 +115,7 @@ class Show:
             "position": cast(PositionStatus, follower.position().to_json()),
             "hand": [follower.hands[0].seeds, follower.hands[1].seeds],
             "expected": [s.at.to_json() for s in steps if s.at is not None],
-            "expected_kind": steps[0].kind.value if steps else "none",
+            "expected_kind": next_kind(steps),
             "phase": "show",
             "history": [
                 {"ply": k, "player": m.player, "pit": m.pit}

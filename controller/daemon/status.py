@@ -199,7 +199,7 @@ class DaemonCore(TypedDict):
     source: str
     data_dir: str
     calibration: str
-    notices: list[str]  # the newest 20 the daemon told (notices.py), oldest first
+    notices: list[str]  # the newest 20 of each severity told (notices.py), oldest first
     notices_at: list[float]  # when each of them was told (time.time())
     notices_level: list[str]  # the severity of each of them: "info" or "warning"
     notices_total: int  # told since the start (the log has them all)

@@ -68,7 +68,7 @@ from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
 
 from .seeds import SeedWeights
-from .verdicts import Flag, RecognisedStep, belief_json, guidance_of, phase_of
+from .verdicts import Flag, RecognisedStep, belief_json, guidance_of, next_kind, phase_of
 
 # -- the priors, in natural log (a step where its cup moved costs nothing) ---------------------
 TOUCH_COST = 3.0  # a hand resting on a cup
@@ -93,7 +93,7 @@ STRUCK_TOUCH_COST = 7.0
 # after a pickup the other hand may rest on the next cup). On 24 bench humans games at 10 SPS:
 # extra seeds flagged in time 0 -> 14 of 21, false flags 6 -> 7 (with no exception for a
 # pickup, 21 of 21 and 19). At 10 SPS only: at 80 SPS the strike tells them apart, and this
-# cost only added false flags there (6 -> 15 on 24 games). A timing prior tuned on the bench,
+# cost only added false flags there (6 -> 14 on 24 games). A timing prior tuned on the bench,
 # not a law: a person does rest a finger on the cup about to be sown (human.py), mostly put
 # there before the seed before it; on the hand's beat alone (its tempo) it caught 4 of 21.
 NEXT_CUP_TOUCH_COST = 6.0
@@ -103,13 +103,14 @@ SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
 CALIBRATION = 0.03  # a cell's gain error
 MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a spread
 # -- the search ---------------------------------------------------------------------------------
-# Hypotheses kept. At 12, 8 and 5 the same results on 48 bench humans games (marbles, both
-# rates); at 5 rather than 12 on all 96: false flags 40 -> 35 (with NEAR_MAX_S 2.5), flagged in
-# time 247 -> 251, the same exact, CPU per frame (congkak 7, 80 SPS) 63 -> 36 us, the longest
-# search 85 -> 36 ms. Most motions have one explanation far ahead: a wider beam mostly carries
-# mistakes nobody made. At 3: as good or better on 95 of the 96 and 28 us, but where the beam
-# loses the truth (game 92, natural seeds at 10 SPS) 15 false flags become 108: a beam that
-# narrow needs a way back to the truth first (the cups at rest against the belief).
+# Hypotheses kept. At 12, 8 and 5 on 48 bench humans games (marbles, both rates): the same
+# exact and false flags, flagged in time 131, 132 and 133 of 176. At 5 rather than 12 on all
+# 96: false flags 40 -> 35 (with NEAR_MAX_S 2.5), flagged in time 247 -> 251, the same exact,
+# CPU per frame (congkak 7, 80 SPS) 63 -> 36 us, the longest search 85 -> 36 ms. Most motions
+# have one explanation far ahead: a wider beam mostly carries mistakes nobody made. At 3: as
+# good or better on 95 of the 96 and 28 us, but where the beam loses the truth (game 92,
+# natural seeds at 10 SPS) 15 false flags become 108: a beam that narrow needs a way back to
+# the truth first (the cups at rest against the belief).
 BEAM = 5
 WORSE = 15.0  # nor any this much less likely than the best
 MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
@@ -992,8 +993,7 @@ class Tracker:
 
     def expected_kind(self) -> str:
         """pickup | sow | capture | sweep | none: what kind of step comes next."""
-        expected = self.game.expected()
-        return expected[0].kind.value if expected else "none"
+        return next_kind(self.game.expected())
 
     def phase(self) -> str:
         """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits to be

@@ -47,6 +47,7 @@ from .verdicts import (
     RecognisedStep,
     belief_json,
     guidance_of,
+    next_kind,
     phase_of,
 )
 
@@ -2506,8 +2507,7 @@ class Referee:
 
     def expected_kind(self) -> str:
         """pickup | sow | capture | sweep | none: what kind of step comes next."""
-        expected = self.game.expected()
-        return expected[0].kind.value if expected else "none"
+        return next_kind(self.game.expected())
 
     def phase(self) -> str:
         """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits)."""

@@ -77,6 +77,11 @@ def belief_json(game: StepFollower, board: list[int], hands: list[int]) -> dict[
     }
 
 
+def next_kind(steps: list[Step]) -> str:
+    """pickup | sow | capture | sweep | none: the kind of the first of the steps due."""
+    return steps[0].kind.value if steps else "none"
+
+
 def phase_of(game: StepFollower, blocked: bool) -> str:
     """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits): where
     the game is in a move, the hand furthest in it first."""
@@ -104,7 +109,7 @@ def guidance_of(
         None,
     )
     steps = game.expected()
-    kind = steps[0].kind.value if steps else "none"
+    kind = next_kind(steps)
     last = game.completed[-1] if game.completed else None
     return GuidanceState(
         to_move=position.to_move,
