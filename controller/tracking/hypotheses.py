@@ -102,6 +102,7 @@ LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a 
 SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
 CALIBRATION = 0.03  # a cell's gain error
 MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a spread
+WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from it (`_whole`)
 # -- the search ---------------------------------------------------------------------------------
 # Hypotheses kept. At 12, 8 and 5 on 48 bench humans games (marbles, both rates): the same
 # exact and false flags, flagged in time 131, 132 and 133 of 176. At 5 rather than 12 on all
@@ -175,6 +176,10 @@ class Entry:
         return self.kind not in ("carried", "left")
 
 
+# A motion explained, before it: (the motion, its cup's seeds, the touch's grams and spread)
+Before = tuple[int, int, float, float]
+
+
 @dataclass(frozen=True, slots=True)
 class Taken:
     """A step of a hypothesis, after `parent` (a shared, persistent list)."""
@@ -189,12 +194,14 @@ class Hypothesis:
     game: StepFollower
     last: Taken | None
     ledger: tuple[Entry, ...] = ()
-    touches: tuple[tuple[int, float], ...] = ()  # (cell, grams) resting
+    # (cell, grams, spread) resting: its weight as fitted, and how far that may be off (the
+    # spread of the seeds that came with it: their weight is in the fit)
+    touches: tuple[tuple[int, float, float], ...] = ()
     cost: float = 0.0
     # Motions explained, not yet scored: (motion, seeds in its cup before it, touch before).
     # A cup's settled level shows every step made before it settled, whichever cup's motion
     # began first: it is scored once the motions that began before then are explained.
-    unscored: tuple[tuple[int, int, float], ...] = ()
+    unscored: tuple[Before, ...] = ()
     ahead: tuple[int, ...] = ()  # later motions whose steps were taken early (SLACK_S)
     made: tuple[Entry, ...] = ()  # the mistakes it holds were made, put right since or not
 
@@ -215,7 +222,10 @@ class Hypothesis:
         )
 
     def touch_g(self, cell: int) -> float:
-        return next((g for c, g in self.touches if c == cell), 0.0)
+        return next((g for c, g, _ in self.touches if c == cell), 0.0)
+
+    def touch_spread(self, cell: int) -> float:
+        return next((spread for c, _, spread in self.touches if c == cell), 0.0)
 
     def key(self) -> tuple[Any, ...]:
         """The state: two hypotheses with the same one are the same from now on."""
@@ -230,7 +240,7 @@ class Hypothesis:
             hands,
             tuple(game.pending_sweeps),
             self.ledger,
-            tuple(sorted((c, round(g)) for c, g in self.touches)),
+            tuple(sorted((c, round(g)) for c, g, _ in self.touches)),
             tuple(u[0] for u in self.unscored),
             self.ahead,
         )
@@ -521,9 +531,10 @@ class Tracker:
         ) or any(e.kind == "carried" for e in hyp.ledger)
         return (quiet - STALL_FREE_S) * STALL_RATE if holding else 0.0
 
-    def _before(self, hyp: Hypothesis, index: int) -> tuple[int, int, float]:
+    def _before(self, hyp: Hypothesis, index: int) -> Before:
         cell = self.motions[index].cell
-        return (index, self._count(hyp.game, hyp.ledger, cell), hyp.touch_g(cell))
+        count = self._count(hyp.game, hyp.ledger, cell)
+        return (index, count, hyp.touch_g(cell), hyp.touch_spread(cell))
 
     def _with_steps(
         self,
@@ -560,17 +571,18 @@ class Tracker:
                 for e in ledger
             ]
         yield from self._scored(hyp, index, motion, game, steps, tuple(ledger), cost)
-        seen = self._seeds_seen(hyp, motion)
         made = self._count(game, tuple(ledger), motion.cell) - self._count(
             hyp.game, hyp.ledger, motion.cell
         )
-        if seen is not None and steps[-1].kind is StepKind.SOW and seen > made:
-            # More seeds than the steps put there: two slipped where one was due.
+        for seen in self._seeds_seen(hyp, motion) if steps[-1].kind is StepKind.SOW else ():
+            if seen <= made:
+                continue
+            # More seeds than the steps put there: two slipped where one was due (more hardly
+            # ever, as in `_mistakes`).
             kind, player = self._mistake_kind(game, place, seen - made)
             extra = Entry(motion.cell, seen - made, kind, player, index)
-            yield from self._scored(
-                hyp, index, motion, game, steps, (*ledger, extra), cost + MISTAKE_COST
-            )
+            prior = cost + MISTAKE_COST + EXTRA_SEED_COST * (seen - made - 1)
+            yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior)
         if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
             # Seeds left for a second handful: what the cup reads, with the hand that pressed
             # on it to grab still there or lifted, and fewer than were in it.
@@ -727,11 +739,11 @@ class Tracker:
             hyp = self._fit(hyp.but(unscored=rest), motion, entry)
         return hyp
 
-    def _fit(self, hyp: Hypothesis, motion: Motion, before: tuple[int, int, float]) -> Hypothesis:
+    def _fit(self, hyp: Hypothesis, motion: Motion, before: Before) -> Hypothesis:
         """Score a settled motion: its level against the seeds the hypothesis puts there by
         then, with captured seeds on their way to this store arrived or not, and the touch on
         it unchanged, lifted, or newly put (its weight fitted), whichever fits best."""
-        _, count_before, touch_was = before
+        _, count_before, *touch_was = before
         cell = motion.cell
         carried = (
             tuple(e for e in hyp.ledger if e.cell == cell and e.kind == "carried")
@@ -742,7 +754,7 @@ class Tracker:
         # (At 80 SPS the strike tells seeds from a finger: `_misfit`.)
         if self.slow and not self._leaned(before[0]) and self._sowing_into(hyp, motion):
             touch_cost += NEXT_CUP_TOUCH_COST
-        best: tuple[float, float, tuple[Entry, ...]] | None = None
+        best: tuple[float, tuple[float, float], tuple[Entry, ...]] | None = None
         # The hand puts captured seeds in the store in the order it took them: the first k.
         for k in range(len(carried) + 1):
             arrived = carried[:k]
@@ -750,14 +762,16 @@ class Tracker:
             after = self._count(hyp.game, ledger, cell)
             weighed = [e for e in carried if e.grams is not None and e not in ledger]
             known = (-sum(e.seeds for e in weighed), sum(e.grams or 0.0 for e in weighed))
-            total, touch = self._misfit(motion, count_before, after, touch_was, known, touch_cost)
+            total, touch = self._misfit(
+                motion, count_before, after, (touch_was[0], touch_was[1]), known, touch_cost
+            )
             if best is None or total < best[0]:
                 best = (total, touch, ledger)
         assert best is not None
         total, touch, ledger = best
-        touches = tuple((c, g) for c, g in hyp.touches if c != cell)
-        if touch > 0:
-            touches = (*touches, (cell, touch))
+        touches = tuple(t for t in hyp.touches if t[0] != cell)
+        if touch[0] > 0:
+            touches = (*touches, (cell, *touch))
         return hyp.but(touches=touches, ledger=ledger, cost=hyp.cost + total)
 
     def _leaned(self, index: int) -> bool:
@@ -810,17 +824,18 @@ class Tracker:
         motion: Motion,
         before: int,
         after: int,
-        touch_was: float,
+        touch_was: tuple[float, float],
         known: tuple[int, float] = (0, 0.0),
         touch_cost: float = TOUCH_COST,
-    ) -> tuple[float, float]:
-        """-log likelihood of the motion's settled level, and the touch that fits it best.
+    ) -> tuple[float, tuple[float, float]]:
+        """-log likelihood of the motion's settled level, and the touch that fits it best
+        (grams, spread). `touch_was`: the touch on the cup before it (grams, spread);
         `known`: seeds among those that came whose weight was seen (count, grams)."""
         assert motion.after_g is not None
         m = self.seed_g
         cv = self.seeds.cv()
         d = after - before
-        seeds_before = motion.before_g - touch_was
+        seeds_before = motion.before_g - touch_was[0]
         unknown = d - known[0]
         predicted = 0.0 if after == 0 else seeds_before + unknown * m + known[1]
         changed = abs(unknown) if after else max(0, before)
@@ -832,17 +847,21 @@ class Tracker:
             + 2 * (CALIBRATION * known[1]) ** 2
         )
         residual = motion.after_g - predicted
-        options = [(touch_was, 0.0)]
-        if touch_was:
-            options.append((0.0, 0.0))
-        if residual >= MIN_TOUCH_G and residual != touch_was:
-            options.append((residual, touch_cost))
-        total, touch = min((cost + 0.5 * ((residual - g) / sigma) ** 2, g) for g, cost in options)
+        # The touch stays (the level shows only the seeds' change), or it lifted (and shows
+        # how far its weight was off), or a new one came (its weight is what is left).
+        options = [(touch_was, 0.0, sigma)]
+        if touch_was[0]:
+            options.append(((0.0, 0.0), 0.0, math.hypot(sigma, touch_was[1])))
+        if residual >= MIN_TOUCH_G and residual != touch_was[0]:
+            options.append(((residual, sigma), touch_cost, sigma))
+        total, touch = min(
+            (cost + 0.5 * ((residual - t[0]) / spread) ** 2, t) for t, cost, spread in options
+        )
         if not self.slow:
             # Seeds let go strike the cup; a hand settling on it does not (LET_GO_RING).
             struck = motion.peak_g >= (1 + LET_GO_RING) * (motion.after_g - motion.before_g)
             seeds_unstruck = d > 0 and motion.peak_g < (1 + LET_GO_RING) * d * m * 0.9
-            hand_struck = touch > touch_was and struck and d <= 0
+            hand_struck = touch[0] > touch_was[0] and struck and d <= 0
             if seeds_unstruck:
                 total += NO_STRIKE_COST
             elif hand_struck:
@@ -855,10 +874,11 @@ class Tracker:
         count = game.board[self.rules.index_of(place)]
         return count + sum(e.seeds for e in ledger if e.cell == cell)
 
-    def _seeds_seen(self, hyp: Hypothesis, motion: Motion) -> int | None:
-        """Seeds the settled motion moved, whole (None: still moving)."""
-        changes = self._changes_seen(hyp, motion)
-        return changes[0] if changes else None
+    def _seeds_seen(self, hyp: Hypothesis, motion: Motion) -> list[int]:
+        """Seeds the settled motion may have put in its cup, whole (none: still moving)."""
+        if motion.after_g is None:
+            return []
+        return self._whole(motion.after_g - motion.before_g)
 
     def _changes_seen(self, hyp: Hypothesis, motion: Motion) -> list[int]:
         """Seeds the settled motion may have moved, whole: its change, and its change less
@@ -866,13 +886,24 @@ class Tracker:
         if motion.after_g is None:
             return []
         change = motion.after_g - motion.before_g
-        counts = [round(self.seeds.count(change))]
+        counts = self._whole(change)
         touch = hyp.touch_g(motion.cell)
         if touch:
-            lifted = round(self.seeds.count(change + touch))
-            if lifted not in counts:
-                counts.append(lifted)
+            counts += [n for n in self._whole(change + touch) if n not in counts]
         return counts
+
+    def _whole(self, grams: float) -> list[int]:
+        """The whole numbers of seeds a change may be: the nearest, and the next one on the
+        other side where the seeds' spread reaches it (WHOLE_Z). Natural seeds of 15 % spread
+        weigh 1.42 seeds two at a time as often as one at a time: the fit tells them apart
+        with what comes next (bench humans game 92: two light seeds let go together, read as
+        one, and one of them taken back, read as a pit lifted that may not be)."""
+        n = self.seeds.count(grams)
+        nearest = round(n)
+        other = nearest + (1 if n > nearest else -1)
+        cv = self.seeds.cv()
+        reach = WHOLE_Z * math.sqrt(SIGMA0_SEEDS**2 + abs(other) * cv**2)
+        return [nearest, other] if abs(n - other) <= reach else [nearest]
 
     @staticmethod
     def _due_at(game: StepFollower, place: Place) -> list[Step]:
