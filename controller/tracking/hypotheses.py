@@ -509,10 +509,12 @@ class Tracker:
                 yield then, (*steps, step), ahead
                 yield from self._sequences(then, place, near, (*steps, step), ahead, depth - 1)
                 continue
-            other = next((k for k, at in near if at == step.at and k not in ahead), None)
-            if other is not None:
+            # (Any of the cup's near motions: fingers may brush it before its seed comes.)
+            others = [k for k, at in near if at == step.at and k not in ahead]
+            if others:
                 then = game.copy()
                 then.feed(step)
+            for other in others:
                 yield from self._sequences(
                     then, place, near, (*steps, step), (*ahead, other), depth - 1
                 )
