@@ -53,6 +53,7 @@ resolved when the leader puts it right, and withdrawn if the leader never made i
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import time
@@ -81,6 +82,12 @@ TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
+# ... but not while the table is knocked: every cell sees the knock (SIMULATION.md's `bump`),
+# so most cells beginning to move within KNOCK_S of each other are a knock, and a cup moving
+# then has its peak from it (bench humans game 39: a hand coming to rest on a cup as the table
+# was knocked read as struck, and a seed before it became a mistake instead)
+KNOCK_S = 0.05
+KNOCK_SHARE = 0.5
 # ... and a hand settling on a cup overshot its weight by 6 % at most in bench humans (143
 # weights of 1.5 seeds or more at a due cup), seeds let go together by 17 % at least: a touch
 # that struck the cup must fall more than MARGIN behind two seeds let go where one was due
@@ -131,9 +138,14 @@ HOLD_S = 0.1
 # A flag names another mistake once the one it names falls this far behind (not on a tie).
 # However long after: the record keeps what went wrong, and `named_t` when it was said.
 RENAME_MARGIN = 0.5
+WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
-STALL_RATE = 0.5  # ... and then costs this much a second
+STALL_RATE = 0.5  # ... and then costs this much a second ...
+# ... up to this: less than a mistake by MARGIN, so that a child's pause of up to 20 s
+# (SIMULATION.md) never makes a mistake nobody made the likelier (bench humans game 30: 15
+# seeds held 15 s, and the pit lifted became one lifted that may not be)
+STALL_MAX_COST = MISTAKE_COST - MARGIN - 1.0
 
 # What a follower's mistake is called on the board (SIMULATION.md's flag kinds)
 FLAG_OF = {
@@ -298,6 +310,7 @@ class Tracker:
         self.publications = 0
         self.last_activity = 0.0
         self.fault_flags: dict[int, Flag] = {}
+        self.knocks: list[float] = []  # when the table was knocked (`_knocked_now`)
         self.stand = 0
 
     @property
@@ -349,6 +362,7 @@ class Tracker:
             self._began(event.t)
             self.open[cell] = self.last_motion[cell] = len(self.motions)
             self.motions.append(Motion(cell, event.t, before))
+            self._knocked_now(event.t)
             return True
         index = self.open.pop(cell, None)
         if index is None:
@@ -424,21 +438,27 @@ class Tracker:
                 key = branch.key()
                 if key not in best or branch.cost < best[key].cost:
                     best[key] = branch
-        scored = sorted((self._rank(h), k, h) for k, h in enumerate(best.values()))
+        scored = sorted(
+            (self._rank(h, WAITING_MAX_COST), k, h) for k, h in enumerate(best.values())
+        )
         if not scored:
             return beam  # (a cup no place is mapped to: nothing to explain)
         floor = scored[0][0] + WORSE
         return [h for rank, _, h in scored[:BEAM] if rank <= floor]
 
-    def _rank(self, hyp: Hypothesis) -> float:
+    def _rank(self, hyp: Hypothesis, waiting_max: float = math.inf) -> float:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
         begun before they settled is still under way) scored as things stand: unscored, a
-        wrong guess would pass for free."""
+        wrong guess would pass for free. To keep it in the beam, at most `waiting_max` each:
+        what the motions under way turn out to be may still explain it (captured seeds let go
+        in a store that began to move before they were taken: bench humans game 81, a forearm
+        on the store). The leader and the flags take them as they stand: a flag waiting for
+        that costs a flag's time (on 96 games, 4 flags more than a second late)."""
         rank = hyp.cost + self._stalled(hyp)
         for waiting in hyp.unscored:
             motion = self.motions[waiting[0]]
             if motion.after_g is not None:
-                rank += self._fit(hyp, motion, waiting).cost - hyp.cost
+                rank += min(self._fit(hyp, motion, waiting).cost - hyp.cost, waiting_max)
         return rank
 
     def _branches(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
@@ -531,7 +551,7 @@ class Tracker:
         holding = any(
             hand.seeds > 0 and hand.phase in (Phase.SOWING, Phase.RELAY) for hand in hyp.game.hands
         ) or any(e.kind == "carried" for e in hyp.ledger)
-        return (quiet - STALL_FREE_S) * STALL_RATE if holding else 0.0
+        return min((quiet - STALL_FREE_S) * STALL_RATE, STALL_MAX_COST) if holding else 0.0
 
     def _before(self, hyp: Hypothesis, index: int) -> Before:
         cell = self.motions[index].cell
@@ -590,8 +610,8 @@ class Tracker:
             # on it to grab still there or lifted, and fewer than were in it.
             there = self._count(hyp.game, hyp.ledger, motion.cell)
             touch = hyp.touch_g(motion.cell)
-            for grams in sorted({motion.after_g, motion.after_g - touch}):
-                left = round(self.seeds.count(grams))
+            options = {n for g in (motion.after_g, motion.after_g - touch) for n in self._whole(g)}
+            for left in sorted(options):
                 if 1 <= left < there:
                     entry = Entry(motion.cell, left, "left", steps[-1].player, index)
                     ledger_left = (*ledger, entry)
@@ -776,6 +796,23 @@ class Tracker:
             touches = (*touches, (cell, *touch))
         return hyp.but(touches=touches, ledger=ledger, cost=hyp.cost + total)
 
+    def _knocked_now(self, t: float) -> None:
+        """Did most cells begin to move at once (within KNOCK_S): the table knocked?"""
+        if self.knocks and t - self.knocks[-1] <= KNOCK_S:
+            return
+        cells = set()
+        for motion in reversed(self.motions):
+            if t - motion.onset_t > KNOCK_S:
+                break
+            cells.add(motion.cell)
+        if len(cells) >= KNOCK_SHARE * len(self.place_of):
+            self.knocks.append(t)
+
+    def _knocked(self, motion: Motion) -> bool:
+        """Was the table knocked while the cup moved? Its peak is then the knock's too."""
+        k = bisect.bisect_left(self.knocks, motion.onset_t - KNOCK_S)
+        return k < len(self.knocks) and self.knocks[k] <= motion.settled_t
+
     def _leaned(self, index: int) -> bool:
         """Did another cup begin to bear weight (MIN_TOUCH_G: more than a seed) within
         LEAN_TOGETHER_S of this one: a forearm on the board's edge, not a hand's seeds?"""
@@ -859,7 +896,7 @@ class Tracker:
         total, touch = min(
             (cost + 0.5 * ((residual - t[0]) / spread) ** 2, t) for t, cost, spread in options
         )
-        if not self.slow:
+        if not self.slow and not self._knocked(motion):
             # Seeds let go strike the cup; a hand settling on it does not (LET_GO_RING).
             struck = motion.peak_g >= (1 + LET_GO_RING) * (motion.after_g - motion.before_g)
             seeds_unstruck = d > 0 and motion.peak_g < (1 + LET_GO_RING) * d * m * 0.9
@@ -964,7 +1001,8 @@ class Tracker:
         as another mistake (a seed lost rather than the next in the wrong pit, once the spare
         comes), the flag names that one from then on; it is resolved when the leader puts it
         right, and withdrawn when the leader never made it."""
-        leader = beam[0]
+        # (The beam is in the order it was kept by: `_rank` with waiting motions capped.)
+        leader = min(beam, key=self._rank)
         made = {e.motion: e for e in leader.made}
         open_now = {e.motion for e in leader.ledger if e.mistake}
         for motion, flag in self.raised.items():
@@ -975,7 +1013,7 @@ class Tracker:
         for motion, entry in made.items():
             raised = self.raised.get(motion)
             if raised is not None:
-                self._rename(raised, entry, beam)
+                self._rename(raised, entry, beam, leader)
                 continue
             # (A seed lost and one in the wrong pit may explain the cups alike until the
             # hands put it right; the hand's tempo tells them apart, when it has one.)
@@ -996,7 +1034,7 @@ class Tracker:
             self.flags.append(flag)
             self.raised[motion] = flag
 
-    def _rename(self, flag: Flag, entry: Entry, beam: list[Hypothesis]) -> None:
+    def _rename(self, flag: Flag, entry: Entry, beam: list[Hypothesis], leader: Hypothesis) -> None:
         """The flag names the leader's mistake at its motion, even once put right: the record
         keeps what went wrong. It keeps the time it was raised (`shown_t`: a red light came on
         then) and notes when it was renamed (`named_t`: the light moved then). Not while a
@@ -1006,7 +1044,7 @@ class Tracker:
         place = self.place_of[entry.cell]
         if (flag.kind, flag.at) == (entry.kind, place):
             return
-        floor = self._rank(beam[0]) + RENAME_MARGIN
+        floor = self._rank(leader) + RENAME_MARGIN
         named = (flag.kind, flag.at)
         if any(
             (e.kind, self.place_of[e.cell]) == named and e.motion == entry.motion
@@ -1016,7 +1054,7 @@ class Tracker:
         ):
             return
         flag.kind, flag.at, flag.player = entry.kind, place, entry.player
-        flag.expected = beam[0].game.expected_places()
+        flag.expected = leader.game.expected_places()
         flag.named_t = self.now
 
     # -- the referee's contract -----------------------------------------------------------------
