@@ -71,6 +71,7 @@ class Settled:
     level_g: float
     change_g: float
     peak_g: float  # the largest excursion from the old rest level while active
+    trough_g: float = 0.0  # the lowest (0 or less): seeds lifted and put back dip below it
 
 
 Event = Onset | Settled
@@ -149,6 +150,7 @@ class CellDetector:
         self.active = False
         self.onset_t = 0.0
         self.peak = 0.0
+        self.trough = 0.0
         self.since_onset = 0
         self.window: deque[float] = deque(maxlen=self.settle_samples)
         self._held: tuple[float, float] | None = None  # a suspect sample waiting for the next
@@ -263,6 +265,7 @@ class CellDetector:
                 self.active = True
                 self.onset_t = t
                 self.peak = grams - rest
+                self.trough = min(0.0, grams - rest)
                 self.since_onset = 1
                 self.refine = None
                 if self.slow:
@@ -282,6 +285,7 @@ class CellDetector:
             self.low_g = grams
         if abs(grams - rest) > abs(self.peak):
             self.peak = grams - rest
+        self.trough = min(self.trough, grams - rest)
         loads = self.loads
         if loads is not None:
             self._recover_load(grams)
@@ -325,7 +329,7 @@ class CellDetector:
         self.refine = [] if early else None
         self.refine_seen = 0
         self.refine_g = within_g
-        return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak)
+        return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak, self.trough)
 
     def _recover_load(self, reading: float) -> None:
         """The load of the latest period: 4 readings' worth less the 3 loads before it."""

@@ -139,6 +139,12 @@ HOLD_S = 0.1
 # However long after: the record keeps what went wrong, and `named_t` when it was said.
 RENAME_MARGIN = 0.5
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
+# A cup that fell by a seed and came back: seeds lifted and put back, which a hand does hardly
+# ever but to put a mistake right (bench humans game 68: a seed taken back from the wrong pit
+# and the due seed sown there, read as nothing happening to that cup and a seed lost)
+DIP_SEEDS = 0.5
+LIFTED_BACK_COST = TOUCH_COST
+FIRST_HANDFUL = 0.2  # of a pit's seeds, at the least, in the first of two handfuls
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
 STALL_RATE = 0.5  # ... and then costs this much a second ...
@@ -146,6 +152,8 @@ STALL_RATE = 0.5  # ... and then costs this much a second ...
 # (SIMULATION.md) never makes a mistake nobody made the likelier (bench humans game 30: 15
 # seeds held 15 s, and the pit lifted became one lifted that may not be)
 STALL_MAX_COST = MISTAKE_COST - MARGIN - 1.0
+UNHEEDED_FREE_S = 10.0  # a mistake may be left as it is this long for nothing (`_unheeded`) ...
+UNHEEDED_RATE = 0.5  # ... and then costs this much a second, up to MISTAKE_COST
 
 # What a follower's mistake is called on the board (SIMULATION.md's flag kinds)
 FLAG_OF = {
@@ -168,6 +176,7 @@ class Motion:
     peak_g: float = 0.0  # the furthest it went above `before_g`
     settled_t: float = math.inf
     paused_g: float = 0.0  # where it paused for a moment, above `before_g` (a brush)
+    dip_g: float = 0.0  # how far it fell below where it began and where it settled
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +389,8 @@ class Tracker:
         # (The detector's peak is from where the cup paused, if it did.)
         peak = motion.paused_g + event.peak_g
         motion.peak_g = max(motion.peak_g, peak, event.level_g - motion.before_g)
+        lowest = min(motion.paused_g + event.trough_g, peak, 0.0)
+        motion.dip_g = max(motion.dip_g, min(0.0, event.level_g - motion.before_g) - lowest)
         motion.settled_t = event.t
         return True
 
@@ -454,7 +465,7 @@ class Tracker:
         in a store that began to move before they were taken: bench humans game 81, a forearm
         on the store). The leader and the flags take them as they stand: a flag waiting for
         that costs a flag's time (on 96 games, 4 flags more than a second late)."""
-        rank = hyp.cost + self._stalled(hyp)
+        rank = hyp.cost + self._stalled(hyp) + self._unheeded(hyp)
         for waiting in hyp.unscored:
             motion = self.motions[waiting[0]]
             if motion.after_g is not None:
@@ -475,15 +486,26 @@ class Tracker:
                 game.feed(step)
                 yield from self._with_steps(hyp, index, motion, game, (step,), place)
             return
-        yield from self._scored(hyp, index, motion, hyp.game, (), hyp.ledger, 0.0)
+        # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
+        # cup fell by a seed on the way (`LIFTED_BACK_COST`).
+        lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g
+        nothing = LIFTED_BACK_COST if lifted_back else 0.0
+        yield from self._scored(hyp, index, motion, hyp.game, (), hyp.ledger, nothing)
         later = self._near(hyp, index, motion, place)
+        settlings = self._settlings(hyp, motion)
+        taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
         for game, steps, ahead in self._sequences(hyp.game, place, later, (), (), SEQUENCE_MAX):
             base = hyp.but(
                 ahead=(*hyp.ahead, *ahead),
                 unscored=(*hyp.unscored, *(self._before(hyp, k) for k in ahead)),
             )
-            yield from self._with_steps(base, index, motion, game, steps, place)
-        yield from self._settling(hyp, index, motion)
+            # (With seeds of the ledger here coming right as well: a seed in the wrong pit
+            # taken back as the hand sows there, the cup's level where it was but for a dip.)
+            for settled in ((), *taken_back):
+                yield from self._with_steps(base, index, motion, game, steps, place, settled)
+        for settled in settlings:
+            ledger = tuple(e for e in hyp.ledger if e not in settled)
+            yield from self._scored(hyp, index, motion, hyp.game, (), ledger, 0.0)
         yield from self._mistakes(hyp, index, motion, place)
 
     def _near(
@@ -553,6 +575,19 @@ class Tracker:
         ) or any(e.kind == "carried" for e in hyp.ledger)
         return min((quiet - STALL_FREE_S) * STALL_RATE, STALL_MAX_COST) if holding else 0.0
 
+    def _unheeded(self, hyp: Hypothesis) -> float:
+        """A mistake left as it is for long is unlikely: its red light shows where it is, and
+        a person puts it right (and the game waits for that). So a hypothesis that holds one
+        open since long ago costs more as time passes, up to a mistake more: it keeps an old
+        explanation from passing a new mistake off as putting its own right (bench humans
+        game 36: a pit lifted that may not be 72 s before, made right by the next seed in the
+        wrong pit, against that seed flagged)."""
+        made = [self.motions[e.motion].onset_t for e in hyp.ledger if e.mistake]
+        if not made:
+            return 0.0
+        late = self.now - min(made) - UNHEEDED_FREE_S
+        return min(late * UNHEEDED_RATE, MISTAKE_COST) if late > 0 else 0.0
+
     def _before(self, hyp: Hypothesis, index: int) -> Before:
         cell = self.motions[index].cell
         count = self._count(hyp.game, hyp.ledger, cell)
@@ -566,11 +601,12 @@ class Tracker:
         game: StepFollower,
         steps: tuple[Step, ...],
         place: Place,
+        settled: tuple[Entry, ...] = (),
     ) -> Iterator[Hypothesis]:
-        """Due steps in this motion: a capture or sweep leaves its seeds in the hand on their
-        way to the store (the ledger's 'carried'); a pickup that leaves seeds in the pit is a
-        first handful ('left')."""
-        ledger = list(hyp.ledger)
+        """Due steps in this motion (and `settled` of the ledger coming right): a capture or
+        sweep leaves its seeds in the hand on their way to the store (the ledger's 'carried');
+        a pickup that leaves seeds in the pit is a first handful ('left')."""
+        ledger = [e for e in hyp.ledger if e not in settled]
         replay = hyp.game.copy()
         for k, step in enumerate(steps):
             assert step.at is not None
@@ -607,23 +643,24 @@ class Tracker:
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior)
         if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
             # Seeds left for a second handful: what the cup reads, with the hand that pressed
-            # on it to grab still there or lifted, and fewer than were in it.
+            # on it to grab still there or lifted. A hand grabs what it can hold: the first
+            # handful takes a good part of the pit (FIRST_HANDFUL), not a seed or two of many
+            # (that is a seed taken back: bench humans game 4, one seed of eight taken from
+            # the cup it had bounced into, read as a pit lifted in two handfuls).
             there = self._count(hyp.game, hyp.ledger, motion.cell)
             touch = hyp.touch_g(motion.cell)
             options = {n for g in (motion.after_g, motion.after_g - touch) for n in self._whole(g)}
             for left in sorted(options):
-                if 1 <= left < there:
+                if left >= 1 and there - left >= FIRST_HANDFUL * there:
                     entry = Entry(motion.cell, left, "left", steps[-1].player, index)
                     ledger_left = (*ledger, entry)
                     yield from self._scored(hyp, index, motion, game, steps, ledger_left, cost)
 
-    def _settling(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
-        """Seeds of the ledger at this cup coming right: each entry, or all of them."""
-        here = [e for e in hyp.ledger if e.cell == motion.cell and e.kind != "carried"]
-        options = [[e] for e in here] + ([here] if len(here) > 1 else [])
-        for settled in options:
-            ledger = tuple(e for e in hyp.ledger if e not in settled)
-            yield from self._scored(hyp, index, motion, hyp.game, (), ledger, 0.0)
+    @staticmethod
+    def _settlings(hyp: Hypothesis, motion: Motion) -> list[tuple[Entry, ...]]:
+        """Seeds of the ledger at this cup that may come right: each entry, or all of them."""
+        here = tuple(e for e in hyp.ledger if e.cell == motion.cell and e.kind != "carried")
+        return [(e,) for e in here] + ([here] if len(here) > 1 else [])
 
     def _mistakes(
         self, hyp: Hypothesis, index: int, motion: Motion, place: Place

@@ -280,3 +280,18 @@ def test_a_copy_of_a_board_detector_goes_on_as_the_original_and_leaves_it_alone(
             events = [detector.update(t, raw).events for t, raw in frames[half:]]
             assert events == expected[half:]
         assert any(expected[half:])
+
+
+def test_seeds_lifted_and_put_back_show_as_a_dip_though_a_press_is_the_largest_excursion() -> None:
+    # A seed taken from a cup of 30 g with the fingers pressing on it (14 g), and put back a
+    # moment later: the cup settles where it was, its peak is the press, its trough the seed.
+    detector = CellDetector(rate_sps=80, seed_g=SEED)
+    loads = [30.0] * 20 + [44.0] * 6 + [30.0 - SEED] * 3 + [30.0] * 20
+    events = run(detector, noisy(hx711(loads)))
+    settled = [e for e in events if isinstance(e, Settled)]
+    assert len(settled) == 1
+    assert abs(settled[0].change_g) < 0.2 * SEED
+    assert settled[0].peak_g > 10.0
+    assert settled[0].trough_g < -0.5 * SEED  # (the chip averages the dip: 4 samples)
+    quiet = [e for e in run(CellDetector(rate_sps=80, seed_g=SEED), noisy(hx711(landing(30.0))))]
+    assert [e.trough_g for e in quiet if isinstance(e, Settled)] == [0.0]  # no dip: none seen
