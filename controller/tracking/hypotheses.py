@@ -625,7 +625,9 @@ class Tracker:
         if any(e.kind == "left" and e.player in sown_by for e in ledger):
             cost += MISTAKE_COST  # sowing on without the seeds left: not_all_lifted
             ledger = [
-                replace(e, kind="not_all_lifted") if e.kind == "left" and e.player in sown_by else e
+                replace(e, kind="not_all_lifted", motion=index)
+                if e.kind == "left" and e.player in sown_by
+                else e
                 for e in ledger
             ]
         yield from self._scored(hyp, index, motion, game, steps, tuple(ledger), cost)
@@ -639,7 +641,7 @@ class Tracker:
             # ever, as in `_mistakes`).
             kind, player = self._mistake_kind(game, place, seen - made)
             extra = Entry(motion.cell, seen - made, kind, player, index)
-            prior = cost + MISTAKE_COST + EXTRA_SEED_COST * (seen - made - 1)
+            prior = cost + self._let_go_cost(hyp.game, player, seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior)
         if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
             # Seeds left for a second handful: what the cup reads, with the hand that pressed
@@ -667,18 +669,29 @@ class Tracker:
     ) -> Iterator[Hypothesis]:
         """Seeds put where none are due, or a pit lifted that may not be; and a seed lost."""
         changes = self._changes_seen(hyp, motion) or [1]  # (moving: priced, not yet scored)
+        # (Seeds where the hand's seed is due are that seed and more: `_with_steps`.)
+        sow_due = any(s.kind is StepKind.SOW for s in self._due_at(hyp.game, place))
         for change in changes:
-            if change == 0:
+            if change == 0 or (change > 0 and sow_due):
                 continue
             kind, player = self._mistake_kind(hyp.game, place, change)
             entry = Entry(motion.cell, change, kind, player, index)
             ledger = (*hyp.ledger, entry)
-            # Two seeds slip together at times, more hardly ever: that is a hand's weight.
-            prior = MISTAKE_COST + EXTRA_SEED_COST * max(0, change - 1)
+            prior = self._let_go_cost(hyp.game, player, change, 0) if change > 0 else MISTAKE_COST
             if player is not None and change > 0:
                 prior += self._off_tempo(hyp, player, motion, beats=1)
             yield from self._scored(hyp, index, motion, hyp.game, (), ledger, prior)
         yield from self._lost(hyp, index, motion, place)
+
+    @staticmethod
+    def _let_go_cost(game: StepFollower, player: int | None, seeds: int, due: int) -> float:
+        """The prior of `seeds` let go at once where `due` were: two slip together at times,
+        more hardly ever (that is a hand's weight), but for all the hand holds, dropped in one
+        place."""
+        held = game.hands[player].seeds if player is not None else 0
+        if seeds > 1 and seeds == held:
+            return MISTAKE_COST
+        return MISTAKE_COST + EXTRA_SEED_COST * max(0, seeds - due - 1)
 
     def _lost(
         self, hyp: Hypothesis, index: int, motion: Motion, place: Place
