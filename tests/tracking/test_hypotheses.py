@@ -190,13 +190,13 @@ def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> No
         whole.but(costs=1.0)  # (a misspelt field)
 
 
-# The scenario files the search does not yet follow as the cases do, and why.
-NOT_YET = {
-    "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
-    "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
-}
-FLAGS = {
+# What every scenario file ends with: the cases' flags, which each scenario's own tests hold
+# right (tests/tracking/test_scenarios.py), and none where none is listed. (Not
+# finger_on_the_next_cup_with_the_seed_10sps: the cases flag a finger there, see
+# test_hands_on_the_cups_are_no_seeds.)
+FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_extra_seed": [("extra_seed", [0, 3])],
+    "flag_extra_seed_mid_lap_10sps": [("extra_seed", [0, 3])],
     "flag_foreign_seed": [("foreign_seed", [1, 3])],
     "flag_not_all_lifted": [("not_all_lifted", [0, 2])],
     "flag_opponent_store": [("opponent_store", [1, "store"])],
@@ -204,15 +204,60 @@ FLAGS = {
     "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
     "flag_wrong_pit": [("wrong_pit", [0, 5])],
     "flag_wrong_start": [("wrong_start", [1, 0])],
-    "congkak_relay": [],
-    "congkak_extra_turn": [],
-    "congkak_capture_empty_opposite": [],
-    "congkak_pass": [],
-    "congkak_simultaneous_opening": [],
-    "congkak_simultaneous_relay_or_new_move_10sps": [],
-    "kalah_end_sweep": [],
-    "oware_grand_slam": [],
+    "humans_kalah_10sps_palm_on_the_store_while_sowing": [
+        ("wrong_pit", [1, 5]),
+        ("extra_seed", [0, "store"]),
+    ],
+    "humans_kalah_80sps_seed_lost_palm_on_the_next_seed": [
+        ("seed_lost", [1, 5]),
+        ("seed_lost", [0, 3]),
+        ("extra_seed", [0, 3]),
+        ("wrong_pit", [0, 0]),
+        ("extra_seed", [1, 1]),
+        ("seed_lost", [1, 4]),
+        ("wrong_pit", [1, 4]),
+        ("seed_lost", [0, "store"]),
+        ("wrong_pit", [0, 0]),
+    ],
+    "humans_oware_10sps_finger_on_the_cup_after_next": [
+        ("wrong_pit", [0, 1]),
+        ("wrong_pit", [1, 4]),
+        ("wrong_pit", [0, 5]),
+        ("extra_seed", [0, 2]),
+        ("extra_seed", [0, 5]),
+    ],
+    "humans_oware_10sps_seed_lost_finger_on_the_next_cup": [
+        ("seed_lost", [0, 1]),
+        ("seed_lost", [0, 4]),
+        ("seed_lost", [0, 5]),
+        ("seed_lost", [0, 3]),
+        ("extra_seed", [0, 4]),
+        ("wrong_pit", [0, 1]),
+        ("wrong_pit", [1, 0]),
+        ("seed_lost", [0, 2]),
+    ],
 }
+# The scenario files the search does not yet follow as the cases do, and why (issue 12: the
+# search replaces the cases once this is empty).
+NOT_YET = {
+    "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
+    "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
+    "humans_kalah_10sps_palm_on_the_store_while_sowing": "the extra seed in the store unflagged",
+    # The simultaneous congkak opening: both hands sowing the same cups within a reading
+    # (a relay pickup and the other hand's seed in one motion) lose the truth.
+    "congkak_simultaneous_convoy_by_tempo": "two hands sowing one row at 8 seeds a second",
+    "congkak_simultaneous_capture_lifts_both_seeds": "a capture lifting both hands' seeds",
+    "congkak7_simultaneous_capture_carried_after_a_relay_10sps": "a capture amid a relay",
+    "congkak7_simultaneous_capture_light_press_10sps": "a capture with a light press",
+    "congkak7_simultaneous_hands_swapped_10sps": "two hands taken for each other",
+    "congkak7_simultaneous_relay_from_a_pit_to_capture_10sps": "a relay from the pit to capture",
+    "congkak7_simultaneous_relay_settles_early_10sps": "a relay pit settling early",
+}
+SCENARIO_FILES = sorted(
+    p.stem
+    for p in SCENARIOS.glob("*.json")
+    if p.stem != "finger_on_the_next_cup_with_the_seed_10sps"
+)
 
 
 @pytest.mark.parametrize(
@@ -221,13 +266,13 @@ FLAGS = {
         pytest.param(name, marks=pytest.mark.xfail(reason=NOT_YET[name], strict=True))
         if name in NOT_YET
         else name
-        for name in sorted(FLAGS)
+        for name in SCENARIO_FILES
     ],
 )
 def test_scenarios_end_as_the_truth_with_their_flags(name: str) -> None:
     truth, tracker = _run(name)
     assert _exact(truth, tracker)
     assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [
-        (kind, list(at)) for kind, at in FLAGS[name]
+        (kind, list(at)) for kind, at in FLAGS.get(name, [])
     ]
     assert [f.serial for f in tracker.flags] == list(range(1, len(tracker.flags) + 1))
