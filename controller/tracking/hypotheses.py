@@ -9,16 +9,20 @@ paused: fingers brushing it). Every motion is explained by one choice, each a br
   those of the motions that began before this one settled, up to `SEQUENCE_MAX` in all (a seed
   and the relay pickup after it; a pit lifted by one hand and sown into by the other's seed a
   moment later, the other hand's steps between: they are that motion's then);
-- **nothing**: a brush, a knock, a press that went away (the cup settles where it was);
+- **nothing**: a brush, a knock, a press that went away (the cup settles where it was); seeds
+  lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by a seed on the way
+  (a dip with due steps is a seed of the ledger taken back as the hand sows that cup);
 - a **touch**: a finger, palm or forearm that stays on the cup, its weight fitted, `TOUCH_COST`
   less likely than a step, and at 10 SPS `NEXT_CUP_TOUCH_COST` less again on the cup a sowing
   hand's next seed is due in, come after its last seed (that is its seeds: no strike tells two
   seeds from a finger there), unless another cup began to bear weight with it (a forearm); it
   goes when the cup falls back by it;
-- seeds of the **ledger** coming right: a stray taken back, the rest of a pit lifted, a spare
-  put where a seed was lost (captured seeds reach the store by themselves, see below);
-- a **mistake**, `MISTAKE_COST` less likely: seeds where none are due, a pit lifted that may
-  not be, two seeds where one is due, a seed lost off the board (a due seed that never fell:
+- seeds of the **ledger** coming right: a stray taken back, the rest of a pit lifted (a first
+  handful takes FIRST_HANDFUL of the pit at the least), a spare put where a seed was lost
+  (captured seeds reach the store by themselves, see below);
+- a **mistake**, `MISTAKE_COST` less likely: seeds where none are due (`EXTRA_SEED_COST` each
+  more but for all the hand holds, dropped at once), a pit lifted that may not be, two seeds
+  where one is due, a seed lost off the board (a due seed that never fell:
   the next comes two beats after the last, by the hand's tempo, where a seed in the wrong pit
   comes after one). Its flag's kind is what the follower answers when fed the mistaken step.
 
@@ -34,8 +38,13 @@ mistakes it made, and its **cost** (negative log-likelihood):
   was lifted, and reach the store in the order they were taken, the first k of them at a
   motion of the store, whichever k fits. A level shows every step made before it settled, so
   a motion is scored once every motion begun before it settled is explained;
-- at 80 SPS, the strike: seeds let go ring the cup over their weight, a hand settling does not;
-- a hand that holds seeds and does nothing for long (`_stalled`).
+- at 80 SPS, the strike: seeds let go ring the cup over their weight, a hand settling does not
+  (not while the table is knocked: its peak is the knock's);
+- a hand that holds seeds and does nothing for long (`_stalled`), and a mistake left as it is
+  for long (`_unheeded`: a person puts right what the red light shows).
+
+A change is read as each whole number of seeds its weight may be (`_whole`): natural seeds of
+15 % spread weigh 1.42 seeds two at a time as often as one at a time.
 
 A **beam** of the `BEAM` likeliest hypotheses is kept (Viterbi with pruning, ranked with their
 settled motions scored as things stand), and hypotheses that reach the same state (two orders
@@ -45,7 +54,9 @@ event from the frontier on their priors, so the due step leads at once where a d
 to move and the next place is lit on the first samples. If the cup settles without a seed the
 step's misfit drops it from the lead and the light goes back.
 
-**Flags**: a mistake of the leader is flagged once its motion has held and no hypothesis
+**Flags**: a mistake of the leader (the likeliest, its settled motions scored as they stand;
+in the beam a motion waiting to be scored counts at most WAITING_MAX_COST, since motions
+under way may yet explain it) is flagged once its motion has held and no hypothesis
 without a mistake comes within MARGIN. One flag a motion: if the leader comes to explain that
 motion by another mistake, the flag is renamed (it keeps the time it was raised); it is
 resolved when the leader puts it right, and withdrawn if the leader never made it.
@@ -356,6 +367,7 @@ class Tracker:
                 last is not None
                 and last >= self.done
                 and event.t - self.motions[last].settled_t < self.hold_s
+                and not self._emptied(self.motions[last])
             ):
                 # It had only paused: fingers brushing the cup read as settled for a moment.
                 motion = self.motions[last]
@@ -393,6 +405,16 @@ class Tracker:
         motion.dip_g = max(motion.dip_g, min(0.0, event.level_g - motion.before_g) - lowest)
         motion.settled_t = event.t
         return True
+
+    def _emptied(self, motion: Motion) -> bool:
+        """Did the cup settle a seed or more below where it began while both hands sow (a
+        simultaneous opening)? Then it moving again a moment later is the other hand's seed
+        after a relay pickup, a motion of its own (bench: a convoy of two hands at 8 seeds a
+        second). With one hand sowing it is the hand's fingers leaving the cup: on 96 bench
+        humans games, splitting those too made 62 false flags, nearly all at 80 SPS."""
+        assert motion.after_g is not None
+        lifted = motion.after_g - motion.before_g <= -DIP_SEEDS * self.seed_g
+        return lifted and len(self.leader.game.active_players()) > 1
 
     # -- the search ---------------------------------------------------------------------------
 

@@ -243,10 +243,8 @@ NOT_YET = {
     "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
     "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
     "humans_kalah_10sps_palm_on_the_store_while_sowing": "the extra seed in the store unflagged",
-    # The simultaneous congkak opening: both hands sowing the same cups within a reading
-    # (a relay pickup and the other hand's seed in one motion) lose the truth.
-    "congkak_simultaneous_convoy_by_tempo": "two hands sowing one row at 8 seeds a second",
-    "congkak_simultaneous_capture_lifts_both_seeds": "a capture lifting both hands' seeds",
+    # The simultaneous congkak opening at 10 SPS: both hands acting on one cup within a
+    # reading or two (a capture, the other hand's seed, a relay) lose the truth.
     "congkak7_simultaneous_capture_carried_after_a_relay_10sps": "a capture amid a relay",
     "congkak7_simultaneous_capture_light_press_10sps": "a capture with a light press",
     "congkak7_simultaneous_hands_swapped_10sps": "two hands taken for each other",
