@@ -314,7 +314,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "openings":
         from controller.bench.openings import main as bench_openings
 
-        return bench_openings(games=int(given(args.games, 100)), verbose=args.verbose)
+        return bench_openings(
+            games=int(given(args.games, 100)), verbose=args.verbose, referee_kind=args.referee
+        )
     return _bench_daemon(args)
 
 
@@ -616,7 +618,7 @@ BENCH_CHOICES: tuple[tuple[str, Sequence[str], str | None, str], ...] = (
         "--referee",
         ("cases", "search"),
         "cases",
-        "tracking, humans: today's referee (cases) or the one search replacing it (search)",
+        "tracking, humans, openings: today's referee (cases) or the one search replacing it (search)",
     ),
 )
 

@@ -27,17 +27,25 @@ from controller.sensing.recording import (
 )
 from controller.sim import Scenario, Simulation, build_simulation
 from controller.tracking.referee import Referee
-from controller.tracking.session import latencies_ms, latency_summary, run_frames, start_referee
+from controller.tracking.session import (
+    STARTERS,
+    latencies_ms,
+    latency_summary,
+    run_frames,
+    start_referee,
+)
 
 
-def run_simulation(scenario: Scenario) -> tuple[Simulation, Referee]:
+def run_simulation(scenario: Scenario, referee_kind: str = "cases") -> tuple[Simulation, Any]:
+    """The scenario on the simulated board, with the referee `referee_kind` names (session.py
+    `STARTERS`: the cases, or the one search replacing them)."""
     simulation = build_simulation(scenario)
     source = simulation.source()
     world = simulation.world
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
     start = simulation.scenario.start  # (a record's own start: a match round's layout)
     follower = None if start is None else StepFollower.from_game(Game(world.rules, start=start))
-    referee = start_referee(
+    referee = STARTERS[referee_kind](
         source, calibration, world.rules, world.mapping, world.nominal_rate_sps, follower
     )
     run_frames(referee, _frames(source))

@@ -157,7 +157,7 @@ def _started(
 STARTERS: dict[str, Callable[..., AnyReferee]] = {"cases": start_referee, "search": start_tracker}
 
 
-def run_frames(referee: Referee, frames: Iterator[Frame]) -> int:
+def run_frames(referee: AnyReferee, frames: Iterator[Frame]) -> int:
     count = 0
     for frame in frames:
         referee.process(frame)

@@ -96,6 +96,15 @@ def test_bench_openings_prints_one_figure_per_board_rate_and_tempo(capsys: objec
         assert figure["search_ms_max"] >= 0.0
 
 
+def test_bench_openings_plays_the_same_openings_with_the_one_search() -> None:
+    """`--referee search`: the same opening, the search's own figures (no order search)."""
+    from controller.bench.openings import play_opening
+
+    result = play_opening(80, 0.3, 1, 5, referee_kind="search")
+    assert result["exact"] and not result["flagged"]
+    assert result["answered_again"] == 0 and 0.0 < result["longest_search_ms"] < 1000.0
+
+
 def test_an_opening_without_a_choice_is_let_go_as_well() -> None:
     """Two hands that never meet in one cup leave nothing to answer again; the frames are let
     go SEARCH_S after the opening all the same (review: at 80 SPS they were kept for good)."""
