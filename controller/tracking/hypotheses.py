@@ -131,6 +131,14 @@ WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from 
 # natural seeds at 10 SPS) 15 false flags become 108: a beam that narrow needs a way back to
 # the truth first (the cups at rest against the belief).
 BEAM = 5
+# ... and while both hands sow (a simultaneous opening), this many: whose seed was whose makes
+# ties that the cups tell apart only later (a capture, a relay), and a narrow beam kept one of
+# them at random. bench openings --referee search, exact of 100 at 5 and 10: 80 SPS 0.125 s a
+# seed 92 -> 99, 10 SPS 0.3 s 95 -> 98, 0.125 s 50 -> 63, 7 pits 80 SPS 98 -> 100, 10 SPS
+# 82 -> 89; bench humans the same. The longest search grew 86 -> 175 ms (10 SPS, 0.125 s).
+# (At 20 it was worse at 10 SPS and 282 ms; the hands' tempo as a prior of whose seed it was
+# made it worse too.)
+OPENING_BEAM = 10
 WORSE = 15.0  # nor any this much less likely than the best
 MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
 # Two cups' onsets this close may be in either order: at 10 SPS a reading is the mean of the
@@ -477,7 +485,9 @@ class Tracker:
         if not scored:
             return beam  # (a cup no place is mapped to: nothing to explain)
         floor = scored[0][0] + WORSE
-        return [h for rank, _, h in scored[:BEAM] if rank <= floor]
+        # (Both hands sowing, whose seed was whose makes ties the cups tell apart only later.)
+        width = OPENING_BEAM if len(scored[0][2].game.active_players()) > 1 else BEAM
+        return [h for rank, _, h in scored[:width] if rank <= floor]
 
     def _rank(self, hyp: Hypothesis, waiting_max: float = math.inf) -> float:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
