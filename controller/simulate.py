@@ -29,6 +29,7 @@ from controller.sim import Scenario, Simulation, build_simulation
 from controller.tracking.referee import Referee
 from controller.tracking.session import (
     STARTERS,
+    AnyReferee,
     latencies_ms,
     latency_summary,
     run_frames,
@@ -36,7 +37,9 @@ from controller.tracking.session import (
 )
 
 
-def run_simulation(scenario: Scenario, referee_kind: str = "cases") -> tuple[Simulation, Any]:
+def run_simulation(
+    scenario: Scenario, referee_kind: str = "cases"
+) -> tuple[Simulation, AnyReferee]:
     """The scenario on the simulated board, with the referee `referee_kind` names (session.py
     `STARTERS`: the cases, or the one search replacing them)."""
     simulation = build_simulation(scenario)
@@ -60,7 +63,7 @@ def _frames(source: Any) -> Any:
         yield frame
 
 
-def report(simulation: Simulation, referee: Referee) -> dict[str, Any]:
+def report(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
     world = simulation.world
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
     return {
@@ -73,7 +76,7 @@ def report(simulation: Simulation, referee: Referee) -> dict[str, Any]:
     }
 
 
-def game_record(simulation: Simulation, referee: Referee) -> dict[str, Any]:
+def game_record(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
     """The game as the referee recognised it, a record of RULES.md section 5 (`sowboard
     replay` reads it): with the scenario's own `start` when it has one, and its steps when
     the opening was simultaneous, as the daemon's (docs/records.md)."""

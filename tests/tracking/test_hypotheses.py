@@ -166,9 +166,9 @@ def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> No
         game,
         Taken(Step.pickup(0, Place(0, 2)), 3, None),
         ledger=(Entry(4, 1, "wrong_pit", 0, 3),),
-        touches=((5, 12.5),),
+        touches=((5, 12.5, 0.7),),
         cost=4.25,
-        unscored=((3, 4, 0.0),),
+        unscored=((3, 4, 0.0, 0.0),),
         ahead=(4,),
         made=(Entry(4, 1, "wrong_pit", 0, 3),),
     )
