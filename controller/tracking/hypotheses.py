@@ -265,8 +265,9 @@ class Hypothesis:
     def touch_g(self, cell: int) -> float:
         return next((g for c, g, _ in self.touches if c == cell), 0.0)
 
-    def touch_spread(self, cell: int) -> float:
-        return next((spread for c, _, spread in self.touches if c == cell), 0.0)
+    def touch(self, cell: int) -> tuple[float, float]:
+        """The touch resting on the cup: its grams and spread (none: 0, 0)."""
+        return next(((g, spread) for c, g, spread in self.touches if c == cell), (0.0, 0.0))
 
     def key(self) -> tuple[Any, ...]:
         """The state: two hypotheses with the same one are the same from now on."""
@@ -629,7 +630,7 @@ class Tracker:
     def _before(self, hyp: Hypothesis, index: int) -> Before:
         cell = self.motions[index].cell
         count = self._count(hyp.game, hyp.ledger, cell)
-        return (index, count, hyp.touch_g(cell), hyp.touch_spread(cell))
+        return (index, count, *hyp.touch(cell))
 
     def _with_steps(
         self,

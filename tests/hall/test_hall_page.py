@@ -21,7 +21,7 @@ from controller.daemon.mqttconfig import MqttSettings
 from controller.hall.broker import Mosquitto
 from controller.hall.serve import HallServer
 from controller.hall.state import MAX_BOARDS, Hall
-from tests.browser import needs_chromium
+from tests.browser import needs_chromium, watched_page
 from tests.daemon.conftest import Board, make_config
 from tests.hall.conftest import wait_for
 from tests.web.sse import EventReader
@@ -242,11 +242,7 @@ def test_boards_through_mosquitto_in_the_hall_page(
         first = boards["pair-1"]
         first.play(3)
         wait_for(lambda: len(server.hall.snapshot()["boards"]) == 2, 10, "both boards")
-        context = browser.new_context(locale="en-US")
-        context.set_default_timeout(8000)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
+        context, page, errors = watched_page(browser)
         page.goto(server.url + "/")
         cards = page.locator(".hall-card")
         expect(cards).to_have_count(2)
@@ -288,12 +284,10 @@ def _hall_page(browser: Browser, hall: Hall, locale: str) -> Iterator[tuple[Page
     app = create_hall_app(hall, {"ALLOWED_HOSTS": ("localhost",), "SSE_POLL_S": 0.1})
     try:
         with WebServer(app, "127.0.0.1", 0) as server:
-            page = browser.new_page(locale=locale)
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            context, page, errors = watched_page(browser, locale, timeout_ms=30000)
             yield page, server.url
             assert errors == []
-            page.close()
+            context.close()
     finally:
         stop_streams(app)
 
@@ -438,11 +432,7 @@ def test_an_exhibits_warnings_reach_the_hall_page_through_mosquitto(
     try:
         board.ready()
         wait_for(lambda: server.hall.board("exhibit"), 10, "the exhibit")
-        context = browser.new_context(locale="en-US")
-        context.set_default_timeout(8000)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
+        context, page, errors = watched_page(browser)
         page.goto(server.url + "/")
         card = page.locator('.hall-card[data-board="exhibit"]')
         expect(card).to_have_class(re.compile(r"\bwarned\b"))

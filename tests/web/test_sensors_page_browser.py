@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import Browser, expect
 
-from tests.browser import needs_chromium
+from tests.browser import needs_chromium, watched_page
 from tests.web.fake_link import FakeLink
 from web_ui.serve import WebServer
 
@@ -31,11 +31,7 @@ def behind(link: FakeLink, **figures: Any) -> None:
 def test_dropped_readings_are_a_notice_while_they_go_on(
     browser: Browser, served: WebServer, link: FakeLink
 ) -> None:
-    context = browser.new_context(locale="en-US")
-    context.set_default_timeout(5000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    context, page, errors = watched_page(browser, timeout_ms=5000)
     page.goto(served.url + "/sensors")
     expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
     line = page.locator("#behind")
