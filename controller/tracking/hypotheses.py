@@ -88,11 +88,15 @@ TOUCH_COST = 3.0  # a hand resting on a cup
 MISTAKE_COST = 6.0  # a seed or a pit where the rules say otherwise
 EXTRA_SEED_COST = 3.0  # each seed more than one let go where none was due
 PENDING_COST = 0.5  # a moving cup left unexplained for now, where a step could explain it
+PASSED_OVER_COST = 1.0  # a step at a cup's later motion, its earlier one risen (`_passed_over`)
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds
 TEMPO_MIN_GAPS = 2  # ... once it has this many gaps in the lap
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
+# Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
+# this share of a seed shows none came (`_unseen_rise`)
+UNSEEN_RISE_SEEDS = 0.25
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
 # ... but not while the table is knocked: every cell sees the knock (SIMULATION.md's `bump`),
 # so most cells beginning to move within KNOCK_S of each other are a knock, and a cup moving
@@ -534,9 +538,11 @@ class Tracker:
         settlings = self._settlings(hyp, motion)
         taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
         for game, steps, ahead in self._sequences(hyp.game, place, later, (), (), SEQUENCE_MAX):
-            base = hyp.but(
+            first = self._settled_before(hyp, ahead)
+            base = first.but(
                 ahead=(*hyp.ahead, *ahead),
-                unscored=(*hyp.unscored, *(self._before(hyp, k) for k in ahead)),
+                unscored=(*first.unscored, *(self._before(hyp, k) for k in ahead)),
+                cost=first.cost + self._passed_over(later, ahead),
             )
             # (With seeds of the ledger here coming right as well: a seed in the wrong pit
             # taken back as the hand sows there, the cup's level where it was but for a dip.)
@@ -546,6 +552,39 @@ class Tracker:
             ledger = tuple(e for e in hyp.ledger if e not in settled)
             yield from self._scored(hyp, index, motion, hyp.game, (), ledger, 0.0)
         yield from self._mistakes(hyp, index, motion, place)
+
+    def _settled_before(self, hyp: Hypothesis, ahead: tuple[int, ...]) -> Hypothesis:
+        """Scored now: the waiting motions of the cups whose later motions take steps early
+        (`ahead`) that settled before those began. Their levels show none of those steps
+        (bench openings, 10 SPS 0.125 s, seed 325: a pit lifted, scored with the other hand's
+        seed that came after it settled, in the cup's next motion: the truth cost two
+        mistakes, and was pruned)."""
+        for k in ahead:
+            later = self.motions[k]
+            for waiting in hyp.unscored:
+                motion = self.motions[waiting[0]]
+                if motion.cell == later.cell and motion.settled_t <= later.onset_t:
+                    rest = tuple(u for u in hyp.unscored if u is not waiting)
+                    hyp = self._fit(hyp.but(unscored=rest), motion, waiting)
+        return hyp
+
+    def _passed_over(self, near: list[tuple[int, Place]], ahead: tuple[int, ...]) -> float:
+        """A step taken early at a cup's later motion, passing over an earlier one of the cup
+        that settled with seeds more: the step is that rise's more likely, and the later
+        motion a seed after it (bench openings, 10 SPS 0.125 s, seed 305: the two tie until
+        the risen cup is explained, and the truth was pruned as a tie)."""
+        cost = 0.0
+        for k in ahead:
+            cell = self.motions[k].cell
+            for j, _ in near:
+                motion = self.motions[j]
+                if j >= k:
+                    break
+                if motion.cell != cell or j in ahead or motion.after_g is None:
+                    continue
+                if min(self._whole(motion.after_g - motion.before_g)) >= 1:
+                    cost += PASSED_OVER_COST
+        return cost
 
     def _near(
         self, hyp: Hypothesis, index: int, motion: Motion, place: Place
@@ -809,6 +848,7 @@ class Tracker:
             last = Taken(step, index, last)
         if self._count(game, ledger, motion.cell) < 0:
             return
+        prior += self._unseen_rise(motion, steps)
         unscored = hyp.unscored
         if index not in (u[0] for u in unscored):
             unscored = (*unscored, self._before(hyp, index))
@@ -825,6 +865,20 @@ class Tracker:
             yield self._priced_moving(base, index, motion, bool(steps) or bool(prior))
             return
         yield base
+
+    def _unseen_rise(self, motion: Motion, steps: tuple[Step, ...]) -> float:
+        """A seed sown into the cup before it was lifted in the same motion (a relay pickup
+        after the hand's last seed, the other hand's seed before a pickup) shows in its peak:
+        the cup rose before it fell. One that settled without rising had the seed come after
+        (bench openings, 10 SPS 0.125 s, seed 325: a pit lifted by one hand, explained as the
+        other hand's seed first and then the pickup, at no cost, until its seed came; the
+        order the cups showed was pruned as a tie)."""
+        if motion.after_g is None or motion.peak_g >= UNSEEN_RISE_SEEDS * self.seed_g:
+            return 0.0
+        place = self.place_of[motion.cell]
+        here = [s.kind is StepKind.SOW for s in steps if s.at == place]
+        lifted = here.index(False) if False in here else 0
+        return NO_STRIKE_COST if lifted > 0 else 0.0
 
     def _priced_moving(
         self, hyp: Hypothesis, index: int, motion: Motion, explained: bool

@@ -245,12 +245,8 @@ NOT_YET = {
     "humans_kalah_10sps_palm_on_the_store_while_sowing": "the extra seed in the store unflagged",
     # The simultaneous congkak opening at 10 SPS: a capture amid the other hand's seeds (its
     # cup moves for over a second, the seeds reach the store while it does) loses the truth.
-    "congkak7_simultaneous_capture_carried_after_a_relay_10sps": "a capture amid a relay",
     "congkak7_simultaneous_capture_light_press_10sps": "a capture with a light press",
     "congkak7_simultaneous_relay_from_a_pit_to_capture_10sps": "a relay from the pit to capture",
-    # (followed with a beam of 5 in openings; with OPENING_BEAM 10 two others are followed and
-    # bench openings gains 27 games, this one is not)
-    "congkak7_simultaneous_seed_after_a_last_capture_10sps": "a seed after the last capture",
 }
 SCENARIO_FILES = sorted(
     p.stem
