@@ -216,6 +216,13 @@ def admin_save_recording() -> Response:
     return run_command("save_recording", validate.save_recording_args(admin_body(), reason))
 
 
+@bp.post("/admin/acknowledge_notices")
+def admin_acknowledge_notices() -> Response:
+    """The operator has read the board's warnings: the page folds them, the hall stops
+    counting them (notices.py)."""
+    return run_command("acknowledge_notices", validate.acknowledge_notices_args(admin_body()))
+
+
 @bp.post("/hint")
 def hint() -> Response:
     """The page's hint button: for everybody, as the board's own hint button is. The engine's

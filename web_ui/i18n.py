@@ -161,6 +161,8 @@ EN: dict[str, str] = {
         "What the board's computer noted, newest first; warnings stay open. Its log has them too."
     ),
     "notice_warning": "Warning",
+    "notice_acknowledged": "read",
+    "notice_repeats": "told {n} times",
     "notices_earlier": "Earlier notices ({n})",
     "notices_logged": "{n} older notices are only in the log.",
     "new_game_button": "New game",
@@ -325,7 +327,7 @@ EN: dict[str, str] = {
     "hall_behind": "Scale readings lost",
     "hall_behind_figures": "{total} ({minute} in the last minute)",
     # the board's warning notices (health.warnings: a damaged file kept aside, readings lost)
-    "hall_warnings_card": "Warnings from the board: {n}, the last at",
+    "hall_warnings_card": "Unread warnings from the board: {n}, the last at",
     "hall_warnings_heading": "Warnings from the board ({n})",
     "hall_warnings_help": (
         "What the board's computer noted that someone must act on or know, newest first,"
@@ -373,6 +375,11 @@ EN: dict[str, str] = {
     "flags, for a bug report (also saved a few seconds after every flag).",
     "recording_save": "Save a recording",
     "recording_saved": "Saved as {file} in the data directory's recordings folder.",
+    "notices_ack_heading": "Warnings",
+    "notices_ack_help": "Mark the board's warnings as read: the board page folds them and the "
+    "hall stops counting them, until one is told again.",
+    "notices_ack": "Acknowledge the warnings",
+    "notices_acked": "{n} warnings acknowledged.",
     "done": "Done.",
 }
 
@@ -507,6 +514,8 @@ JA: dict[str, str] = {
         "警告はたたまずに出しておきます。ログにも残っています。"
     ),
     "notice_warning": "警告",
+    "notice_acknowledged": "確認ずみ",
+    "notice_repeats": "{n}回",
     "notices_earlier": "それより前のお知らせ({n})",
     "notices_logged": "それより古いお知らせ{n}件はログにだけあります。",
     "new_game_button": "あたらしいゲーム",
@@ -665,7 +674,7 @@ JA: dict[str, str] = {
     "hall_received": "受け取ったできごと",
     "hall_behind": "はかりの読み取りの取りこぼし",
     "hall_behind_figures": "{total}回(直近1分間に{minute}回)",
-    "hall_warnings_card": "盤からの警告:{n}件、最新",
+    "hall_warnings_card": "盤からの未確認の警告:{n}件、最新",
     "hall_warnings_heading": "盤からの警告({n})",
     "hall_warnings_help": (
         "盤のコンピューターが残した知らせのうち、対応が必要なもの・知っておくべきものです"
@@ -712,6 +721,11 @@ JA: dict[str, str] = {
     "recording_help": "はかりの生の読み取り値の最後の数分を、手順とフラグと一緒に不具合報告用に保存します(フラグのたびに数秒後にも保存されます)。",
     "recording_save": "記録を保存する",
     "recording_saved": "データディレクトリの recordings フォルダに {file} として保存しました。",
+    "notices_ack_heading": "警告",
+    "notices_ack_help": "盤の警告を確認ずみにします。盤のページではたたまれ、ホールでは数えなくなります"
+    "(また同じ警告が出るまで)。",
+    "notices_ack": "警告を確認ずみにする",
+    "notices_acked": "{n}件の警告を確認ずみにしました。",
     "done": "完了しました。",
 }
 

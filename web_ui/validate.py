@@ -208,6 +208,11 @@ def undo_args(body: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def acknowledge_notices_args(body: dict[str, Any]) -> dict[str, Any]:
+    only_fields(body, ())
+    return {}
+
+
 def calibrate_args(body: dict[str, Any]) -> dict[str, Any]:
     only_fields(body, ("stage", "grams"))
     if "stage" not in body:

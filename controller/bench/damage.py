@@ -97,7 +97,7 @@ def one_case(base: Path, work: Path, name: str, how: str, rng: random.Random) ->
     try:
         state = wait_playing(daemon, PLAY_S)
         shown = state or daemon.state()
-        notices = shown["daemon"]["notices"] + [
+        notices = [n["text"] for n in shown["daemon"]["notices"]] + [
             f"{f['kind']}: {f['detail']}" for f in shown["daemon"]["faults"]
         ]
         row.update(

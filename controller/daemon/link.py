@@ -47,15 +47,19 @@ Status snapshot (status.py types it; all keys always present; places are `[playe
       "daemon": {"state": "playing",     # setup (weighing the board) | playing
                  "source": "simulated board", "data_dir": "...",
                  "calibration": "file",  # file | simulator | nominal (not calibrated)
-                 "notices": ["..."],     # journal problems, resumes, missing calibration,
-                                         # damaged files kept aside, frames dropped (the
-                                         # newest 20 of each level, oldest first; the board
-                                         # page lists them)
-                 "notices_at": [1718000000.1],  # when each was told (time.time())
-                 "notices_level": ["warning"],  # info (routine) | warning (an operator
-                                         # must act or know; notices.py), one per notice
-                 "notices_total": 1,     # told since the start (the log has them all)
-                 "notices_warnings_total": 1,  # the warnings among them (the hall has them)
+                 "notices": [{"text": "...",  # journal problems, resumes, missing
+                                         # calibration, damaged files kept aside, frames
+                                         # dropped (the newest 20 of each level, oldest
+                                         # first; the board page lists them)
+                              "level": "warning",  # info (routine) | warning (an operator
+                                         # must act or know; notices.py)
+                              "first_at": 1718000000.1, "at": 1718000060.2,  # first and
+                                         # last told (time.time())
+                              "repeats": 2,  # told this often while kept
+                              "acknowledged": false}],  # read by an operator since
+                 "notices_total": 2,     # told since the start (the log has them all)
+                 "notices_warnings_total": 2,  # the warnings among them (the hall has them)
+                 "notices_unacknowledged": 1,  # warnings kept that nobody acknowledged
                  "faults": [{"kind": "link_fault", "part": "link",
                              "detail": "Pico: serial link lost"}],  # what is wrong now
                                          # with the daemon's own parts (health.py): link_fault
@@ -84,7 +88,9 @@ Commands (`command(name, args)`): `new_game` {variant?, options?, opponent?: nul
 game.computer.hint once it answered: {asked}), `calibrate`
 {stage: "empty" | "layout" | "reference", grams?}, `mode` {mode}, `save_recording`
 {seconds?, reason?: "admin" | "cli"} (the flight recorder writes the last `seconds`, at most
-`[recorder] seconds`, to `<data_dir>/recordings/` in the background: {file}), and on the simulated board
+`[recorder] seconds`, to `<data_dir>/recordings/` in the background: {file}),
+`acknowledge_notices` {} (an operator has read the warnings: {acknowledged: how many were
+new}), and on the simulated board
 `sim_move` {pit} (the virtual hand plays that move for the player to move; in a simultaneous
 opening {pits: [hand 0's, hand 1's]}, both hands at once), `sim_mistake`
 {kind} (one of the flag kinds the simulator can act out), `sim_actions` {actions: [...]}
@@ -110,6 +116,7 @@ COMMANDS = (
     "calibrate",
     "mode",
     "save_recording",
+    "acknowledge_notices",
     "sim_move",
     "sim_mistake",
     "sim_actions",

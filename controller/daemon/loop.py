@@ -305,6 +305,7 @@ class BoardLoop:
 
     @property
     def notices(self) -> list[str]:
+        """The texts of the notices kept, oldest first."""
         return self.notes.items
 
     def follower(self) -> StepFollower:
@@ -609,11 +610,10 @@ class BoardLoop:
             "source": self.feed.status().name,
             "data_dir": str(self.data_dir),
             "calibration": self.calibration.origin,
-            "notices": self.notes.items,
-            "notices_at": self.notes.times,
-            "notices_level": self.notes.levels,
+            "notices": self.notes.records(),
             "notices_total": self.notes.total,
             "notices_warnings_total": self.notes.warnings_total,
+            "notices_unacknowledged": self.notes.unacknowledged,
             "faults": self.health.faults(),
             "steps": len(self.game.steps),
             "sim_busy": self.sim is not None and now < self.busy_until,
@@ -777,6 +777,10 @@ class BoardLoop:
             raise CommandError("mode", f"{mode!r} is not a mode, allowed: {', '.join(MODES)}")
         self.mode = mode
         return {"mode": mode}
+
+    def _cmd_acknowledge_notices(self, args: dict[str, Any]) -> dict[str, Any]:
+        del args  # (none)
+        return {"acknowledged": self.notes.acknowledge()}
 
     def _cmd_save_recording(self, args: dict[str, Any]) -> dict[str, Any]:
         seconds = args.get("seconds")

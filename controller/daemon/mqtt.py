@@ -401,6 +401,7 @@ class BoardBroadcast:
             # as the page's notice; the counts themselves go with the heartbeat.
             bool(behind["dropped_frames_last_minute"] or behind["skipped_s_last_minute"]),
             status["daemon"]["notices_warnings_total"],  # a new warning: at once
+            status["daemon"]["notices_unacknowledged"],  # ... and the warnings read
         )
         now = time.monotonic()
         if key == self._key and now - self._status_at < HEARTBEAT_S:
@@ -445,16 +446,28 @@ class BoardBroadcast:
 
 def warnings(status: Status) -> dict[str, Any]:
     """The board's warning notices for the hall (notices.py): how many were told since the
-    daemon started, and the newest HALL_WARNINGS of them with their time, oldest first."""
+    daemon started, how many of those kept nobody acknowledged, and the newest HALL_WARNINGS
+    of them with their time, oldest first."""
     daemon = status["daemon"]
     told = [
-        {"at": at, "text": text if len(text) <= WARNING_CHARS else text[: WARNING_CHARS - 1] + "…"}
-        for text, at, level in zip(
-            daemon["notices"], daemon["notices_at"], daemon["notices_level"], strict=False
-        )
-        if level == "warning"
+        {
+            "at": notice["at"],
+            "text": _cut(notice["text"]),
+            "repeats": notice["repeats"],
+            "acknowledged": notice["acknowledged"],
+        }
+        for notice in daemon["notices"]
+        if notice["level"] == "warning"
     ]
-    return {"total": daemon["notices_warnings_total"], "notices": told[-HALL_WARNINGS:]}
+    return {
+        "total": daemon["notices_warnings_total"],
+        "unacknowledged": daemon["notices_unacknowledged"],
+        "notices": told[-HALL_WARNINGS:],
+    }
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= WARNING_CHARS else text[: WARNING_CHARS - 1] + "…"
 
 
 def _json(value: Any) -> bytes:

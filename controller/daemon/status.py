@@ -190,6 +190,17 @@ class BehindStatus(TypedDict):
     skipped_s_last_minute: float
 
 
+class NoticeStatus(TypedDict):
+    """One thing the daemon told (notices.py)."""
+
+    text: str
+    level: str  # "info" (routine) | "warning" (an operator must act or know)
+    first_at: float  # when it was first told (time.time())
+    at: float  # when it was last told
+    repeats: int  # how often it was told while kept (the same text and severity)
+    acknowledged: bool  # an operator read it since it was last told (warnings)
+
+
 class DaemonCore(TypedDict):
     """The daemon's section but for the loop's figures, which may change every tick (a loop
     that falls behind drops frames at every tick: a snapshot each would only add to its load).
@@ -199,11 +210,10 @@ class DaemonCore(TypedDict):
     source: str
     data_dir: str
     calibration: str
-    notices: list[str]  # the newest 20 of each severity told (notices.py), oldest first
-    notices_at: list[float]  # when each of them was told (time.time())
-    notices_level: list[str]  # the severity of each of them: "info" or "warning"
+    notices: list[NoticeStatus]  # the newest 20 of each severity told (notices.py), oldest first
     notices_total: int  # told since the start (the log has them all)
     notices_warnings_total: int  # the warnings among them
+    notices_unacknowledged: int  # the warnings kept that no operator acknowledged yet
     faults: list[FaultStatus]
     steps: int
     sim_busy: bool

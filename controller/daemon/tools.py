@@ -28,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from controller.leds.backends import PI5_MODULE, choose_led_driver, read_pi_model
@@ -346,8 +347,18 @@ def _daemon_state(config: Config) -> Any:
         "state": daemon.get("state"),
         "moves": len(status.get("game", {}).get("history", [])),
         "active_flags": [f["kind"] for f in status.get("flags", []) if f.get("active")],
-        "notices": daemon.get("notices", []),
+        "notices": [readable_notice(n) for n in daemon.get("notices", []) if isinstance(n, dict)],
     }
+
+
+def readable_notice(notice: dict[str, Any]) -> dict[str, Any]:
+    """A notice of the daemon's status (notices.py) for a person: its times as local ISO."""
+    shown = dict(notice)
+    for key in ("first_at", "at"):
+        at = notice.get(key)
+        if isinstance(at, int | float):
+            shown[key] = datetime.fromtimestamp(at).isoformat(timespec="seconds")
+    return shown
 
 
 def read_sensors(config: Config, seconds: float) -> Any:

@@ -192,7 +192,7 @@ def test_a_damaged_calibration_is_kept_aside_once_not_at_every_new_game(tmp_path
         for _ in range(2):
             board.loop.execute("new_game", {})
             board.ready()
-        notices = board.status()["daemon"]["notices"]
+        notices = [n["text"] for n in board.status()["daemon"]["notices"]]
     finally:
         board.stop()
     assert len(list(data.glob("calibration.json.damaged-*"))) == 1

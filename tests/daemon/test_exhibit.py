@@ -16,7 +16,7 @@ def test_a_half_played_game_left_alone_is_ended(tmp_path: Path) -> None:
     try:
         board.ready()
         board.run(4.0)  # nothing played yet: nothing is half-played, nothing to end
-        assert not any("half-played" in n for n in board.status()["daemon"]["notices"])
+        assert not any("half-played" in n["text"] for n in board.status()["daemon"]["notices"])
         board.play(3)
         assert len(board.status()["game"]["history"]) == 1
         board.run(2.0)
@@ -26,7 +26,7 @@ def test_a_half_played_game_left_alone_is_ended(tmp_path: Path) -> None:
         status = board.status()
         assert status["game"]["history"] == []
         assert status["game"]["position"]["pits"] == [[7] * 7, [7] * 7]
-        notices = [n for n in status["daemon"]["notices"] if "half-played (1 moves)" in n]
+        notices = [n for n in status["daemon"]["notices"] if "half-played (1 moves)" in n["text"]]
         assert len(notices) == 1, status["daemon"]["notices"]
     finally:
         board.stop()
@@ -38,7 +38,7 @@ def test_a_demo_is_not_ended_by_the_abandon_timer(tmp_path: Path) -> None:
         board.run_until(lambda: board.loop.referee is not None, 10.0)
         board.run(8.0)  # the demo plays on its own and is never thrown away
         assert board.loop.game.steps, "the demo played"
-        assert not any("half-played" in n for n in board.status()["daemon"]["notices"])
+        assert not any("half-played" in n["text"] for n in board.status()["daemon"]["notices"])
     finally:
         board.stop()
 

@@ -195,7 +195,8 @@ def test_a_demo_waiting_in_setup_for_a_board_nobody_puts_right_lays_it_out(
         board.loop.execute("mode", {"mode": "demo"})
         board.run_until(lambda: board.loop.referee is not None, DEMO_STILL_NEW_GAME_S + 10)
         assert not [f for f in board.status()["flags"] if f["active"]]
-        notices = board.status()["daemon"]["notices"]  # on the page, not only in the log
+        # (On the page, not only in the log.)
+        notices = [n["text"] for n in board.status()["daemon"]["notices"]]
         assert any("nobody to put it right" in n for n in notices)
         assert any("laid out again" in n for n in notices)
     finally:

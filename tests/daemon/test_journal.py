@@ -90,7 +90,9 @@ def test_a_line_cut_off_by_the_power_is_dropped_and_reported(config: Config) -> 
     try:
         board.ready()
         assert board.status()["game"]["position"] == before["game"]["position"]
-        assert any(f"line {total}: truncated" in n for n in board.status()["daemon"]["notices"])
+        assert any(
+            f"line {total}: truncated" in n["text"] for n in board.status()["daemon"]["notices"]
+        )
         board.loop.writer.flush()
         assert path.read_text() == text  # rewritten without the cut line
     finally:
@@ -242,7 +244,7 @@ def test_a_journal_without_a_game_is_set_aside_and_a_new_game_starts(config: Con
     try:
         board.ready()
         assert board.status()["game"]["history"] == []
-        assert any("journal unusable" in n for n in board.status()["daemon"]["notices"])
+        assert any("journal unusable" in n["text"] for n in board.status()["daemon"]["notices"])
         assert len(list(config.data_dir.glob("game.jsonl.damaged-*"))) == 1
     finally:
         board.stop()

@@ -362,7 +362,8 @@ def test_a_match_that_ended_is_still_over_after_a_kill(tmp_path: Path) -> None:
         assert resumed["position"] == before["position"]
         assert resumed["record"]["match"] == kept[0]["match"]
         assert any(
-            "the match was over after 2 rounds, won 2-0" in n for n in state["daemon"]["notices"]
+            "the match was over after 2 rounds, won 2-0" in n["text"]
+            for n in state["daemon"]["notices"]
         )
         assert records(data) == kept  # (not recorded twice)
         # A new game is a new match, from round 1.

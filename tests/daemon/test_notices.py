@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, expect
 from controller.daemon.files import RECORDS_FILE
 from controller.daemon.notices import INFO, KEPT, WARNING, Notices
 from controller.daemon.run import Daemon
+from controller.daemon.tools import readable_notice
 from tests.browser import needs_chromium
 
 from .conftest import make_config
@@ -29,7 +30,7 @@ def test_notices_keep_the_newest_with_their_times_and_count_them_all() -> None:
         notices.info(f"notice {k}")
     assert told == [f"notice {k}" for k in range(KEPT + 5)]  # the log has them all
     assert notices.items == [f"notice {k}" for k in range(5, KEPT + 5)]
-    assert notices.times == [1000.0 + k for k in range(5, KEPT + 5)]
+    assert [n["at"] for n in notices.records()] == [1000.0 + k for k in range(5, KEPT + 5)]
     assert notices.total == KEPT + 5
 
 
@@ -48,16 +49,59 @@ def test_a_warning_outlives_any_number_of_routine_notices() -> None:
     assert len(notices.items) == KEPT + 2
     assert notices.items[0] == "records.jsonl is damaged"
     assert notices.items[1] == f"demo: the hands stopped {2 * KEPT}; a new game"
-    assert notices.levels == ["warning"] + ["info"] * KEPT + ["warning"]
-    assert notices.times[0] == 1000.0 and notices.times[-1] == 1000.0 + 3 * KEPT + 1
+    levels = [n["level"] for n in notices.records()]
+    assert levels == ["warning"] + ["info"] * KEPT + ["warning"]
+    times = [n["at"] for n in notices.records()]
+    assert times[0] == 1000.0 and times[-1] == 1000.0 + 3 * KEPT + 1
     assert [w.text for w in notices.warnings] == [notices.items[0], notices.items[-1]]
     assert (notices.total, notices.warnings_total) == (3 * KEPT + 2, 2)
     for k in range(KEPT):
         notices.warning(f"journal game.jsonl: line {k}: truncated")
-    assert notices.levels.count("warning") == KEPT
-    assert notices.levels.count("info") == KEPT
+    levels = [n["level"] for n in notices.records()]
+    assert levels.count("warning") == KEPT
+    assert levels.count("info") == KEPT
     assert notices.warnings[0].text == "journal game.jsonl: line 0: truncated"
     assert notices.warnings[0].level is WARNING and notices.kept[-KEPT - 1].level is INFO
+
+
+def test_a_notice_told_again_is_one_record_told_more_often() -> None:
+    """An engine that fails at every move (issue 13) fills neither the page nor the hall: the
+    same text and severity told again while kept is one record, moved to the newest, with
+    when it was first and last told and how often. The log and the totals have every telling."""
+    told: list[str] = []
+    clock = iter(float(t) for t in range(1000, 2000))
+    notices = Notices(told.append, wall=lambda: next(clock))
+    notices.warning("the engine gave no move: it timed out")
+    notices.warning("records.jsonl could not be written")
+    notices.info("the engine gave no move: it timed out")  # (another severity: its own)
+    for _ in range(50):
+        notices.warning("the engine gave no move: it timed out")
+    records = notices.records()
+    assert [(n["text"], n["level"], n["repeats"]) for n in records] == [
+        ("records.jsonl could not be written", "warning", 1),
+        ("the engine gave no move: it timed out", "info", 1),
+        ("the engine gave no move: it timed out", "warning", 51),
+    ]
+    assert (records[-1]["first_at"], records[-1]["at"]) == (1000.0, 1052.0)
+    assert len(told) == notices.total == 53 and notices.warnings_total == 52
+
+
+def test_acknowledged_warnings_are_read_until_told_again() -> None:
+    """An operator acknowledges the warnings (the admin page): they stay listed, marked read,
+    and no longer count as unread, until the same one is told again."""
+    notices = Notices(lambda _text: None, wall=lambda: 1000.0)
+    notices.warning("calibration not used: damaged")
+    notices.warning("records.jsonl could not be written")
+    notices.info("demo: a new game")
+    assert notices.unacknowledged == 2
+    assert notices.acknowledge() == 2
+    assert notices.acknowledge() == 0  # (nothing new to read)
+    assert notices.unacknowledged == 0
+    assert [n["acknowledged"] for n in notices.records()] == [True, True, False]
+    notices.warning("records.jsonl could not be written")  # failing again: to be read again
+    assert notices.unacknowledged == 1
+    assert notices.records()[-1]["acknowledged"] is False
+    assert notices.records()[-1]["repeats"] == 2
 
 
 @needs_chromium
@@ -74,12 +118,13 @@ def test_a_daemon_started_on_a_damaged_records_file_says_so_on_the_board_page(
     daemon = Daemon(make_config(data, web={"port": 0}), out=lambda _t: None, speed=10.0).start()
     try:
         state = daemon.loop.link.get_status()["daemon"]
-        told = [n for n in state["notices"] if RECORDS_FILE in n]
+        told = [n for n in state["notices"] if RECORDS_FILE in n["text"]]
         assert len(told) == 2, state["notices"]
-        assert len(state["notices_at"]) == len(state["notices"]) == state["notices_total"]
-        assert state["notices_level"] == ["warning"] * len(state["notices"])  # (only these)
+        assert len(state["notices"]) == state["notices_total"]
+        assert [n["level"] for n in state["notices"]] == ["warning"] * len(told)  # (only these)
         assert state["notices_warnings_total"] == state["notices_total"]
-        assert all(started <= at <= time.time() for at in state["notices_at"])
+        assert state["notices_unacknowledged"] == 2
+        assert all(started <= n["at"] <= time.time() for n in state["notices"])
 
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
         context.set_default_timeout(15000)
@@ -104,3 +149,20 @@ def test_a_daemon_started_on_a_damaged_records_file_says_so_on_the_board_page(
         context.close()
     finally:
         daemon.stop()
+
+
+def test_diag_gives_each_notice_with_its_times_for_a_person() -> None:
+    """`sowboard diag` prints the daemon's notices with when they were first and last told,
+    as local times, not seconds since 1970 (issue 13)."""
+    notices = Notices(lambda _text: None, wall=lambda: 1_795_800_000.0)
+    notices.warning("records.jsonl could not be written")
+    (shown,) = [readable_notice(dict(n)) for n in notices.records()]
+    local = datetime.fromtimestamp(1_795_800_000.0).isoformat(timespec="seconds")
+    assert shown == {
+        "text": "records.jsonl could not be written",
+        "level": "warning",
+        "first_at": local,
+        "at": local,
+        "repeats": 1,
+        "acknowledged": False,
+    }

@@ -26,7 +26,7 @@ def test_a_record_cut_short_is_kept_aside_and_the_next_game_appends_cleanly(
     data = tmp_path / "data"
     board = start(data, (GOOD + GOOD[:30]).encode())
     try:
-        notices = board.status()["daemon"]["notices"]
+        notices = [n["text"] for n in board.status()["daemon"]["notices"]]
         assert any("records.jsonl is damaged (line 2: cut short" in n for n in notices)
         assert any("kept as" in n and "records.jsonl.damaged-" in n for n in notices)
         board.loop.session.archive_record(finished=False)  # the next record goes in
@@ -46,7 +46,7 @@ def test_lines_that_are_not_records_are_left_out(tmp_path: Path) -> None:
     data = tmp_path / "data"
     board = start(data, (GOOD + "[1, 2]\n\x00\xff garbage\n" + GOOD).encode("latin-1"))
     try:
-        notices = board.status()["daemon"]["notices"]
+        notices = [n["text"] for n in board.status()["daemon"]["notices"]]
         assert any("line 2: not a game record; line 3: not JSON" in n for n in notices)
         assert any("its 2 intact game records are kept" in n for n in notices)
     finally:
@@ -58,7 +58,8 @@ def test_intact_records_are_left_alone(tmp_path: Path) -> None:
     data = tmp_path / "data"
     board = start(data, (GOOD + GOOD).encode())
     try:
-        assert not [n for n in board.status()["daemon"]["notices"] if "records" in n]
+        notices = board.status()["daemon"]["notices"]
+        assert not [n for n in notices if "records" in n["text"]]
     finally:
         board.stop()
     assert not list(data.glob("records.jsonl.damaged-*"))
@@ -94,7 +95,7 @@ def test_a_finished_game_the_plug_kept_from_the_records_is_recorded_at_the_resta
     try:
         board.ready()
         board.loop.writer.flush()
-        notices = board.status()["daemon"]["notices"]
+        notices = [n["text"] for n in board.status()["daemon"]["notices"]]
     finally:
         board.stop()
     (again,) = [json.loads(line) for line in (data / RECORDS_FILE).read_text().splitlines()]

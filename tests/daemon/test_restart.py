@@ -87,7 +87,7 @@ def test_a_pulled_plug_mid_move_resumes_the_game_as_it_was(config: Path) -> None
         assert after["game"]["position"]["to_move"] == mover
         assert after["game"]["record"] == before["game"]["record"]
         assert not [f for f in after["flags"] if f["active"]]
-        assert any("taken back" in n for n in after["daemon"]["notices"])
+        assert any("taken back" in n["text"] for n in after["daemon"]["notices"])
         # The game goes on: the move is played again, to its end.
         second.post("/api/sim/move", {"pit": pit})
         second.wait(playing(2))

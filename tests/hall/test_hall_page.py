@@ -437,7 +437,7 @@ def test_an_exhibits_warnings_reach_the_hall_page_through_mosquitto(
         card = page.locator('.hall-card[data-board="exhibit"]')
         expect(card).to_have_class(re.compile(r"\bwarned\b"))
         mark = card.locator(".hall-warnings")
-        expect(mark).to_contain_text("⚠ Warnings from the board: 2, the last at")
+        expect(mark).to_contain_text("⚠ Unread warnings from the board: 2, the last at")
         expect(mark.locator("time")).to_have_text(re.compile(r"^\d\d:\d\d"))
         expect(card.locator(".hall-warning-text")).to_contain_text(
             "the damaged records.jsonl is kept as " + str(data / "records.jsonl.damaged-")
@@ -447,7 +447,7 @@ def test_an_exhibits_warnings_reach_the_hall_page_through_mosquitto(
         board.loop.calibrator.path.write_bytes(b"\x00\xffnot a calibration")
         board.loop.calibrator.load()
         board.run(0.1)
-        expect(mark).to_contain_text("Warnings from the board: 4, the last at", timeout=4000)
+        expect(mark).to_contain_text("warnings from the board: 4, the last at", timeout=4000)
         expect(card.locator(".hall-warning-text")).to_contain_text(
             "the damaged calibration.json is kept as"
         )
@@ -465,6 +465,14 @@ def test_an_exhibits_warnings_reach_the_hall_page_through_mosquitto(
         expect(items.first.locator("time")).to_have_text(re.compile(r"^\d\d:\d\d"))
         expect(page.locator("#warnings-panel")).not_to_contain_text("demo:")
         expect(page.locator("#warnings-none")).to_be_hidden()
+        # Its operator read them (the board's admin page): listed as read, and the card's
+        # mark goes at once, until a warning is told again.
+        assert board.loop.execute("acknowledge_notices", {}) == {"acknowledged": 4}
+        board.run(0.1)
+        expect(items.first.locator(".notice-level")).to_have_text("⚠ Warning (read)")
+        page.goto(server.url + "/")
+        expect(card).not_to_have_class(re.compile(r"\bwarned\b"))
+        assert card.locator(".hall-warnings").count() == 0
         assert errors == []
         context.close()
     finally:
@@ -494,7 +502,7 @@ def test_a_boards_warnings_in_the_hall_are_text_in_the_pages_language(browser: B
     with _hall_page(browser, hall, "ja-JP") as (page, url):
         page.goto(url + "/?lang=ja")
         one = page.locator('.hall-card[data-board="b1"]')
-        expect(one.locator(".hall-warnings")).to_contain_text("⚠ 盤からの警告:12件、最新")
+        expect(one.locator(".hall-warnings")).to_contain_text("⚠ 盤からの未確認の警告:12件、最新")
         expect(one.locator(".hall-warning-text")).to_have_text(hostile)
         for quiet in ("b2", "b3"):
             card = page.locator(f'.hall-card[data-board="{quiet}"]')

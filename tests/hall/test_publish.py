@@ -375,7 +375,7 @@ def test_the_status_health_is_the_daemon_sections_with_what_the_loop_lost() -> N
         "lag_ms_p99": daemon["loop"]["lag_ms_p99"],
         "missed_ticks": daemon["loop"]["missed_ticks"],
         "behind": behind,
-        "warnings": {"total": 0, "notices": []},
+        "warnings": {"total": 0, "unacknowledged": 0, "notices": []},
     }
 
 
@@ -413,11 +413,10 @@ def test_frames_a_board_dropped_reach_the_hall_at_once(
 def told_status(notes: Notices) -> dict[str, Any]:
     status = copy.deepcopy(FakeLink(sim=False).get_status())
     status["daemon"].update(
-        notices=notes.items,
-        notices_at=notes.times,
-        notices_level=notes.levels,
+        notices=notes.records(),
         notices_total=notes.total,
         notices_warnings_total=notes.warnings_total,
+        notices_unacknowledged=notes.unacknowledged,
     )
     return status
 
@@ -439,7 +438,11 @@ def test_the_status_carries_the_boards_warnings_and_a_new_one_goes_at_once() -> 
     broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
     first = sent()
     assert first is not None
-    assert json.loads(first.payload)["health"]["warnings"] == {"total": 0, "notices": []}
+    assert json.loads(first.payload)["health"]["warnings"] == {
+        "total": 0,
+        "unacknowledged": 0,
+        "notices": [],
+    }
     notes.add("demo: the hands stopped; a new game", INFO)
     broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
     assert sent() is None  # routine: with the next heartbeat
@@ -447,9 +450,21 @@ def test_the_status_carries_the_boards_warnings_and_a_new_one_goes_at_once() -> 
     broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
     message = sent()
     assert message is not None and message.retain
+    told = {"at": 1001.0, "text": "records.jsonl is damaged (line 2: cut short)"}
     assert json.loads(message.payload)["health"]["warnings"] == {
         "total": 1,
-        "notices": [{"at": 1001.0, "text": "records.jsonl is damaged (line 2: cut short)"}],
+        "unacknowledged": 1,
+        "notices": [{**told, "repeats": 1, "acknowledged": False}],
+    }
+    # Read by an operator (the admin page): at once too, and the hall stops counting it.
+    assert notes.acknowledge() == 1
+    broadcast.snapshot(told_status(notes))  # type: ignore[arg-type]
+    message = sent()
+    assert message is not None
+    assert json.loads(message.payload)["health"]["warnings"] == {
+        "total": 1,
+        "unacknowledged": 0,
+        "notices": [{**told, "repeats": 1, "acknowledged": True}],
     }
     for k in range(HALL_WARNINGS + 2):
         notes.warning(f"journal game.jsonl: line {k}: truncated")
@@ -488,11 +503,9 @@ def test_a_damaged_file_reaches_the_hall_at_once_with_its_time_and_count(
         waited = wait_for(lambda: heard()["total"] == 2, 10, "the warnings")
         assert waited < HEARTBEAT_S
         told = [
-            {"at": at, "text": text}
-            for text, at, level in zip(
-                state["notices"], state["notices_at"], state["notices_level"], strict=True
-            )
-            if level == "warning"
+            {"at": n["at"], "text": n["text"], "repeats": 1, "acknowledged": False}
+            for n in state["notices"]
+            if n["level"] == "warning"
         ]
         assert heard()["notices"] == told
         assert told[0]["text"].startswith("calibration not used:")

@@ -234,6 +234,9 @@ class FakeLink:
             raise CommandError("grams", "the reference stage needs the weight in grams")
         return {"stage": args.get("stage")}
 
+    def _cmd_acknowledge_notices(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"acknowledged": self.notes.acknowledge()}
+
     def _cmd_save_recording(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"file": f"rec-20260101-000000-{args.get('reason', 'admin')}.jsonl.gz"}
 
@@ -435,9 +438,8 @@ class FakeLink:
             "source": "simulated board" if self.sim else "Pico on /dev/ttyACM0",
             "data_dir": "/var/lib/sowboard",
             "calibration": "simulator" if self.sim else "file",
-            "notices": self.notes.items,
-            "notices_at": self.notes.times,
-            "notices_level": self.notes.levels,
+            "notices": self.notes.records(),
+            "notices_unacknowledged": self.notes.unacknowledged,
             "notices_total": self.notes.total,
             "notices_warnings_total": self.notes.warnings_total,
             "faults": [],

@@ -8,6 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from controller.daemon.notices import WARNING
 from tests.web.conftest import PIN, TEST_CONFIG
 from tests.web.fake_link import FakeLink
 from web_ui.app import change_pin, create_app
@@ -23,6 +24,22 @@ def post(client: FlaskClient, path: str, body: Any = None, **headers: str) -> An
 
 
 # ---------------------------------------------------------------- the PIN
+
+
+def test_acknowledging_the_warnings_is_an_admin_command(
+    client: FlaskClient, link: FakeLink
+) -> None:
+    """Only an operator marks the board's warnings read (they fold on the page and leave the
+    hall's count): without the PIN 403, and nothing acknowledged."""
+    link.notice("records.jsonl could not be written", level=WARNING)
+    assert post(client, "/api/admin/acknowledge_notices").status_code == 403
+    assert link.get_status()["daemon"]["notices_unacknowledged"] == 1
+    response = post(client, "/api/admin/acknowledge_notices", {}, **ADMIN)
+    assert response.status_code == 200
+    assert response.get_json()["result"] == {"acknowledged": 1}
+    assert link.get_status()["daemon"]["notices_unacknowledged"] == 0
+    bad = post(client, "/api/admin/acknowledge_notices", {"all": True}, **ADMIN)
+    assert bad.status_code == 400 and bad.get_json()["field"] == "all"
 
 
 def test_save_recording_is_an_admin_command(client: FlaskClient, link: FakeLink) -> None:

@@ -17,6 +17,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from controller.daemon.notices import WARNING
 from tests.browser import needs_chromium
 from tests.web.conftest import PIN, TEST_CONFIG
 from tests.web.fake_link import AMBER, BLUE, RED, FakeLink
@@ -352,6 +353,11 @@ def test_admin_logs_in_and_changes_the_mode(
         "Saved as rec-20260101-000000-admin.jsonl.gz in the data directory's recordings folder."
     )
     assert link.commands[-1] == ("save_recording", {"reason": "admin"})
+    link.notice("records.jsonl could not be written (No space left on device)", level=WARNING)
+    page.get_by_role("button", name="Acknowledge the warnings").click()
+    expect(page.locator("#admin-result")).to_have_text("1 warnings acknowledged.")
+    assert link.commands[-1] == ("acknowledge_notices", {})
+    assert link.get_status()["daemon"]["notices_unacknowledged"] == 0
 
     page.reload()  # the session survives a reload
     expect(page.locator("#admin-state")).to_have_attribute("data-admin", "yes")

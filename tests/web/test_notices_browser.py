@@ -145,6 +145,39 @@ def test_a_warning_stays_open_however_many_routine_notices_come_after(
     page.context.close()
 
 
+def test_a_warning_told_again_is_one_item_and_an_acknowledged_one_folds(
+    browser: Browser, served: WebServer, link: FakeLink
+) -> None:
+    """An engine failing at every move is one item told so many times, not a page of them;
+    warnings an operator acknowledged (the admin page) are marked read and fold like routine
+    notices, until told again."""
+    page = open_page(browser, served.url + "/")
+    for k in range(3):
+        link.notice("the engine gave no move: it timed out", at=TOLD_AT + k, level=WARNING)
+    for k in range(4):
+        link.notice(f"demo: the hands stopped {k}; a new game")
+    link.notice(DAMAGED, at=TOLD_AT + 10, level=WARNING)
+    expect(page.locator("#notices-heading")).to_have_text("Notices from the board (8)")
+    items = page.locator("#notices .notice-item")
+    engine = items.filter(has_text="the engine gave no move")
+    expect(engine).to_have_count(1)
+    expect(engine.locator(".notice-repeats")).to_have_text("told 3 times")
+    expect(page.locator("#notices-logged")).to_be_hidden()  # (all 8 tellings are listed)
+    assert link.command("acknowledge_notices", {}) == {"acknowledged": 2}
+    read = page.locator("#notices-panel .notice-read")
+    expect(read).to_have_count(2)
+    expect(read.first.locator(".notice-level")).to_have_text("⚠ Warning (read)")
+    expect(items).to_have_count(3)  # the newest three: read warnings no longer stay open
+    folded = page.locator("#notices-earlier .notice-read")
+    expect(folded).to_contain_text("the engine gave no move")
+    link.notice("the engine gave no move: it timed out", level=WARNING)  # failing again
+    expect(items.first).to_contain_text("the engine gave no move")
+    expect(items.first).not_to_have_class(re.compile(r"\bnotice-read\b"))
+    expect(items.first.locator(".notice-repeats")).to_have_text("told 4 times")
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
 def test_a_notice_is_shown_as_text(browser: Browser, served: WebServer, link: FakeLink) -> None:
     """A notice names files (a path may hold anything): never markup."""
     hostile = '<img src=x onerror="window.hacked=1"><b>game.jsonl</b>'

@@ -235,6 +235,14 @@
     send("/api/admin/undo", {});
   });
 
+  document.getElementById("acknowledge-notices").addEventListener("click", function () {
+    send("/api/admin/acknowledge_notices", {}).then(function (answer) {
+      if (answer && answer.ok) {
+        result.textContent = t("notices_acked", { n: answer.data.result.acknowledged });
+      }
+    });
+  });
+
   document.getElementById("save-recording").addEventListener("click", function () {
     send("/api/admin/save_recording", {}).then(function (answer) {
       if (answer && answer.ok) {

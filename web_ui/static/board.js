@@ -503,21 +503,20 @@
   var WARNINGS_SHOWN = 5; // but for the newest warnings, open however much routine came after
 
   /* What the daemon told (daemon.notices: a damaged file kept aside, a journal repaired, ...),
-     newest first: a few open beside the board, and every recent warning with them (a demo's
-     routine notices must not fold a damaged file away), the rest folded, and a count of those
-     only the log still has (the daemon keeps the newest 20 of each severity). Text only: a
-     notice names files. */
+     newest first: a few open beside the board, and every recent warning nobody acknowledged
+     with them (a demo's routine notices must not fold a damaged file away), the rest folded,
+     and a count of those only the log still has (the daemon keeps the newest 20 of each
+     severity; one told again is one record, told more often). Text only: a notice names
+     files. */
   function renderNotices(status) {
     var panel = document.getElementById("notices-panel");
     if (!panel) return; // (the kiosk: visitors are not told about files)
     var daemon = status.daemon || {};
-    var texts = daemon.notices || [];
-    var times = daemon.notices_at || [];
-    var levels = daemon.notices_level || []; // (a daemon too old to say: every one routine)
-    var total = Math.max(daemon.notices_total || 0, texts.length);
-    var newest = texts.map(function (text, i) {
-      return { text: text, at: times[i], level: levels[i] };
+    var newest = (Array.isArray(daemon.notices) ? daemon.notices : []).filter(function (n) {
+      return n && typeof n.text === "string";
     }).reverse();
+    var told = newest.reduce(function (sum, n) { return sum + (n.repeats > 1 ? n.repeats : 1); }, 0);
+    var total = Math.max(daemon.notices_total || 0, told);
     panel.hidden = newest.length === 0;
     document.getElementById("notices-heading").textContent = t("notices_heading", { n: total });
     var open = document.getElementById("notices");
@@ -527,17 +526,17 @@
     var warnings = 0;
     var folded = 0;
     newest.forEach(function (notice, i) {
-      var warning = notice.level === "warning";
+      var warning = notice.level === "warning" && !notice.acknowledged;
       var shown = i < NOTICES_SHOWN || (warning && warnings < WARNINGS_SHOWN);
       if (warning) warnings += 1;
       if (!shown) folded += 1;
-      (shown ? open : earlier).appendChild(S.noticeItem(notice.text, notice.at, notice.level));
+      (shown ? open : earlier).appendChild(S.noticeItem(notice));
     });
     document.getElementById("notices-more").hidden = folded <= 0;
     document.getElementById("notices-more-summary").textContent = t("notices_earlier", { n: folded });
     var logged = document.getElementById("notices-logged");
-    logged.hidden = total <= newest.length;
-    logged.textContent = t("notices_logged", { n: total - newest.length });
+    logged.hidden = total <= told;
+    logged.textContent = t("notices_logged", { n: total - told });
   }
 
   /* The lit places grouped by what they show: "blue, pulsing: Player 1, pit 1 ▼; ...". */

@@ -156,19 +156,27 @@
   };
 
   /* One notice the daemon told (the board page's list, the hall's detail page): a warning
-     marked as one, its time, its text. Text only: a notice names files (a path may hold
-     anything). */
-  S.noticeItem = function (text, at, level) {
-    var warning = level === "warning";
+     marked as one (and as read, once an operator acknowledged it), its time, how often it was
+     told, its text. `notice`: {text, at, level, repeats?, acknowledged?}. Text only: a notice
+     names files (a path may hold anything). */
+  S.noticeItem = function (notice) {
+    var warning = notice.level === "warning";
+    var read = warning && notice.acknowledged === true;
     var item = S.el("li", {
-      class: "notice-item " + (warning ? "notice-warning" : "notice-info"),
+      class: "notice-item " + (warning ? "notice-warning" : "notice-info") + (read ? " notice-read" : ""),
       "data-level": warning ? "warning" : "info",
     });
+    if (read) item.setAttribute("data-acknowledged", "true");
     var when = S.el("div", { class: "notice-when" });
-    if (warning) when.appendChild(S.el("strong", { class: "notice-level" }, "⚠ " + S.t("notice_warning")));
-    if (typeof at === "number" && isFinite(at)) when.appendChild(S.noticeTime(at));
+    if (warning) {
+      var label = "⚠ " + S.t("notice_warning") + (read ? " (" + S.t("notice_acknowledged") + ")" : "");
+      when.appendChild(S.el("strong", { class: "notice-level" }, label));
+    }
+    if (typeof notice.at === "number" && isFinite(notice.at)) when.appendChild(S.noticeTime(notice.at));
+    var repeats = typeof notice.repeats === "number" && notice.repeats > 1 ? notice.repeats : 0;
+    if (repeats) when.appendChild(S.el("span", { class: "notice-repeats" }, S.t("notice_repeats", { n: repeats })));
     if (when.childNodes.length) item.appendChild(when);
-    item.appendChild(S.el("span", { class: "notice-text" }, text));
+    item.appendChild(S.el("span", { class: "notice-text" }, notice.text));
     return item;
   };
 

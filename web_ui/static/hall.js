@@ -133,14 +133,17 @@
     var notices = (Array.isArray(warnings.notices) ? warnings.notices : []).filter(function (n) {
       return n && typeof n.text === "string";
     });
-    var total = typeof warnings.total === "number" ? warnings.total : notices.length;
-    return { total: Math.max(total, notices.length), notices: notices };
+    var total = Math.max(typeof warnings.total === "number" ? warnings.total : 0, notices.length);
+    // (A board too old to say which were read: none were.)
+    var unread = typeof warnings.unacknowledged === "number" ? warnings.unacknowledged : total;
+    return { total: total, unacknowledged: unread, notices: notices };
   }
 
-  /* A board that told warnings: their count and the newest one's time and text (the list is
-     on its detail page). The mark stays until the board's daemon starts again. */
+  /* A board that told warnings nobody acknowledged: their count and the newest one's time and
+     text (the list is on its detail page). The mark stays until an operator acknowledges them
+     on the board's admin page, or the board's daemon starts again. */
   function warningsMark(block, warned) {
-    var mark = S.el("p", { class: "hall-fault hall-warnings" }, "⚠ " + t("hall_warnings_card", { n: warned.total }));
+    var mark = S.el("p", { class: "hall-fault hall-warnings" }, "⚠ " + t("hall_warnings_card", { n: warned.unacknowledged }));
     var last = warned.notices[warned.notices.length - 1];
     if (last && typeof last.at === "number" && isFinite(last.at)) {
       mark.appendChild(document.createTextNode(" "));
@@ -179,7 +182,7 @@
       })));
     }
     var warned = warningsOf(status);
-    if (warned && warned.total) warningsMark(block, warned);
+    if (warned && warned.unacknowledged) warningsMark(block, warned);
     block.appendChild(S.el("p", { class: "hall-facts" }, facts(view)));
     return block;
   }
@@ -189,7 +192,7 @@
     var flagged = !!(view.status && view.status.flags && view.status.flags.length);
     var warned = warningsOf(view.status);
     var item = S.el("li", {
-      class: "hall-card " + state + (flagged ? " flagged" : "") + (warned && warned.total ? " warned" : ""),
+      class: "hall-card " + state + (flagged ? " flagged" : "") + (warned && warned.unacknowledged ? " warned" : ""),
       "data-board": view.board,
       "data-state": state,
     });
@@ -280,7 +283,10 @@
     none.hidden = !!(warned && warned.notices.length);
     none.textContent = warned ? t("hall_warnings_none") : t("hall_warnings_unknown");
     (warned ? warned.notices : []).slice().reverse().forEach(function (notice) {
-      list.appendChild(S.noticeItem(notice.text, notice.at, "warning"));
+      list.appendChild(S.noticeItem({
+        text: notice.text, at: notice.at, level: "warning",
+        repeats: notice.repeats, acknowledged: notice.acknowledged,
+      }));
     });
     var logged = document.getElementById("warnings-logged");
     var older = warned ? warned.total - warned.notices.length : 0;
