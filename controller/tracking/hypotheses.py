@@ -230,7 +230,7 @@ class Taken:
     """A step of a hypothesis, after `parent` (a shared, persistent list)."""
 
     step: Step
-    motion: int
+    motion: int  # the motion it was read from: its cup's (a hand's tempo, the lights' times)
     parent: Taken | None
 
 
@@ -544,10 +544,14 @@ class Tracker:
                 unscored=(*first.unscored, *(self._before(hyp, k) for k in ahead)),
                 cost=first.cost + self._passed_over(later, ahead),
             )
+            # Each step is read from its cup's motion: this one's, or the near one it was
+            # taken at (`ahead`, in the order of the steps elsewhere).
+            elsewhere = iter(ahead)
+            read = tuple(index if s.at == place else next(elsewhere) for s in steps)
             # (With seeds of the ledger here coming right as well: a seed in the wrong pit
             # taken back as the hand sows there, the cup's level where it was but for a dip.)
             for settled in ((), *taken_back):
-                yield from self._with_steps(base, index, motion, game, steps, place, settled)
+                yield from self._with_steps(base, index, motion, game, steps, place, settled, read)
         for settled in settlings:
             ledger = tuple(e for e in hyp.ledger if e not in settled)
             yield from self._scored(hyp, index, motion, hyp.game, (), ledger, 0.0)
@@ -680,10 +684,12 @@ class Tracker:
         steps: tuple[Step, ...],
         place: Place,
         settled: tuple[Entry, ...] = (),
+        read: tuple[int, ...] = (),
     ) -> Iterator[Hypothesis]:
         """Due steps in this motion (and `settled` of the ledger coming right): a capture or
         sweep leaves its seeds in the hand on their way to the store (the ledger's 'carried');
-        a pickup that leaves seeds in the pit is a first handful ('left')."""
+        a pickup that leaves seeds in the pit is a first handful ('left'). `read`: the motion
+        each step was read from (none: this one)."""
         ledger = [e for e in hyp.ledger if e not in settled]
         replay = hyp.game.copy()
         for k, step in enumerate(steps):
@@ -708,7 +714,7 @@ class Tracker:
                 else e
                 for e in ledger
             ]
-        yield from self._scored(hyp, index, motion, game, steps, tuple(ledger), cost)
+        yield from self._scored(hyp, index, motion, game, steps, tuple(ledger), cost, read)
         made = self._count(game, tuple(ledger), motion.cell) - self._count(
             hyp.game, hyp.ledger, motion.cell
         )
@@ -720,7 +726,7 @@ class Tracker:
             kind, player = self._mistake_kind(game, place, seen - made)
             extra = Entry(motion.cell, seen - made, kind, player, index)
             prior = cost + self._let_go_cost(hyp.game, player, seen, made)
-            yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior)
+            yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
         if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
             # Seeds left for a second handful: what the cup reads, with the hand that pressed
             # on it to grab still there or lifted. A hand grabs what it can hold: the first
@@ -734,7 +740,9 @@ class Tracker:
                 if left >= 1 and there - left >= FIRST_HANDFUL * there:
                     entry = Entry(motion.cell, left, "left", steps[-1].player, index)
                     ledger_left = (*ledger, entry)
-                    yield from self._scored(hyp, index, motion, game, steps, ledger_left, cost)
+                    yield from self._scored(
+                        hyp, index, motion, game, steps, ledger_left, cost, read
+                    )
 
     @staticmethod
     def _settlings(hyp: Hypothesis, motion: Motion) -> list[tuple[Entry, ...]]:
@@ -841,11 +849,13 @@ class Tracker:
         steps: tuple[Step, ...],
         ledger: tuple[Entry, ...],
         prior: float,
+        read: tuple[int, ...] = (),
     ) -> Iterator[Hypothesis]:
-        """The branch priced and, if its motion settled, scored: the best touch for it."""
+        """The branch priced and, if its motion settled, scored: the best touch for it.
+        `read`: the motion each step was read from (none: this one)."""
         last = hyp.last
-        for step in steps:
-            last = Taken(step, index, last)
+        for k, step in enumerate(steps):
+            last = Taken(step, read[k] if read else index, last)
         if self._count(game, ledger, motion.cell) < 0:
             return
         prior += self._unseen_rise(motion, steps)
