@@ -18,7 +18,6 @@ make the right step.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -86,6 +85,14 @@ class Hand:
     pending: list[int] = field(default_factory=list)
     move_pit: int = -1  # the pit this move started from
 
+    def copy(self) -> Hand:
+        """An independent copy (as `dataclasses.replace`, without its look at the fields:
+        the referee's search copies hands some hundred thousand times a game)."""
+        other = Hand.__new__(Hand)
+        other.__dict__.update(self.__dict__)
+        other.pending = list(self.pending)
+        return other
+
 
 @dataclass(frozen=True)
 class CompletedMove:
@@ -116,6 +123,9 @@ class StepFollower:
         self.finish_order: list[int] = []
         self.completed: list[CompletedMove] = []
         self._bookkeeping: deque[Step] = deque()
+        # `expected()` as last answered (None: to answer again): a step or a timeout changes
+        # what comes next, nothing else does (copies share it: it is a tuple)
+        self._expected: tuple[Step, ...] | None = None
         if outcome is None and to_move is not None:
             self.hands[to_move].phase = Phase.START
 
@@ -142,7 +152,7 @@ class StepFollower:
         other = StepFollower.__new__(StepFollower)
         other.__dict__.update(self.__dict__)
         other.board = list(self.board)
-        other.hands = tuple(dataclasses.replace(h, pending=list(h.pending)) for h in self.hands)  # type: ignore[assignment]
+        other.hands = (self.hands[0].copy(), self.hands[1].copy())
         other.history = self.history.copy()
         other.pending_sweeps = list(self.pending_sweeps)
         other.finish_order = list(self.finish_order)
@@ -163,6 +173,11 @@ class StepFollower:
 
     def expected(self) -> list[Step]:
         """Every physical step that may come next, for either hand."""
+        if self._expected is None:
+            self._expected = tuple(self._expected_now())
+        return list(self._expected)
+
+    def _expected_now(self) -> list[Step]:
         if self.outcome is not None:
             return []
         rules = self.rules
@@ -242,6 +257,7 @@ class StepFollower:
                 f"timeout by {step.player}: only the player to move, before their move starts",
             )
         self._bookkeeping.clear()
+        self._expected = None
         self._settle(1 - step.player)
         return Verdict(step, True, tuple(self.expected()), tuple(self._bookkeeping))
 
@@ -311,6 +327,7 @@ class StepFollower:
         return Mistake.NOT_YOUR_TURN, f"player {step.player} is not to move"
 
     def _apply(self, step: Step) -> None:
+        self._expected = None
         rules = self.rules
         assert step.at is not None
         idx = rules.index_of(step.at)
