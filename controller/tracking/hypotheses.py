@@ -350,6 +350,8 @@ class Tracker:
         self.last_activity = 0.0
         self.fault_flags: dict[int, Flag] = {}
         self.knocks: list[float] = []  # when the table was knocked (`_knocked_now`)
+        # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
+        self.fits: dict[tuple[Any, ...], Any] = {}
         self.stand = 0
 
     @property
@@ -440,6 +442,7 @@ class Tracker:
     def _search(self) -> None:
         """Advance the frontier through the motions settled in order, then explain the ones
         under way from it: the leader is the likeliest."""
+        self.fits.clear()  # (the motions may have moved on since)
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
             # (Explained already from the frontier, and nothing changed since: the same beam.)
             self.frontier = (
@@ -512,7 +515,7 @@ class Tracker:
         for waiting in hyp.unscored:
             motion = self.motions[waiting[0]]
             if motion.after_g is not None:
-                rank += min(self._fit(hyp, motion, waiting).cost - hyp.cost, waiting_max)
+                rank += min(self._fitted(hyp, motion, waiting)[0], waiting_max)
         return rank
 
     def _branches(self, hyp: Hypothesis, index: int, motion: Motion) -> Iterator[Hypothesis]:
@@ -691,8 +694,11 @@ class Tracker:
         a pickup that leaves seeds in the pit is a first handful ('left'). `read`: the motion
         each step was read from (none: this one)."""
         ledger = [e for e in hyp.ledger if e not in settled]
-        replay = hyp.game.copy()
-        for k, step in enumerate(steps):
+        # (What each capture or sweep took: the steps played again up to it. Most sequences
+        # take none, and are not.)
+        taking = any(s.kind in (StepKind.CAPTURE, StepKind.SWEEP) for s in steps)
+        replay = hyp.game.copy() if taking else hyp.game
+        for k, step in enumerate(steps if taking else ()):
             assert step.at is not None
             taken = replay.board[self.rules.index_of(step.at)]
             replay.feed(step)
@@ -918,36 +924,50 @@ class Tracker:
         """Score a settled motion: its level against the seeds the hypothesis puts there by
         then, with captured seeds on their way to this store arrived or not, and the touch on
         it unchanged, lifted, or newly put (its weight fitted), whichever fits best."""
-        _, count_before, touch_g, touch_spread = before
+        total, touch, arrived = self._fitted(hyp, motion, before)
+        cell = motion.cell
+        ledger = tuple(e for e in hyp.ledger if e not in arrived) if arrived else hyp.ledger
+        touches = tuple(t for t in hyp.touches if t[0] != cell)
+        if touch[0] > 0:
+            touches = (*touches, (cell, *touch))
+        return hyp.but(touches=touches, ledger=ledger, cost=hyp.cost + total)
+
+    def _fitted(
+        self, hyp: Hypothesis, motion: Motion, before: Before
+    ) -> tuple[float, tuple[float, float], tuple[Entry, ...]]:
+        """`_fit`'s best: its cost, the touch, and the captured seeds arrived. Kept for the
+        search under way (`fits`): the beam's branches share most of their waiting motions
+        and what those cups hold, and each branch is ranked with them."""
         cell = motion.cell
         carried = (
             tuple(e for e in hyp.ledger if e.cell == cell and e.kind == "carried")
             if self.place_of[cell].is_store
             else ()
         )
-        touch_cost = TOUCH_COST
+        count = self._count(hyp.game, hyp.ledger, cell)
         # (At 80 SPS the strike tells seeds from a finger: `_misfit`.)
-        if self.slow and not self._leaned(before[0]) and self._sowing_into(hyp, motion):
-            touch_cost += NEXT_CUP_TOUCH_COST
+        sowing = self.slow and not self._leaned(before[0]) and self._sowing_into(hyp, motion)
+        key = (before, count, carried, sowing)
+        known_fit = self.fits.get(key)
+        if known_fit is not None:
+            return known_fit
+        touch_cost = TOUCH_COST + (NEXT_CUP_TOUCH_COST if sowing else 0.0)
+        _, count_before, touch_g, touch_spread = before
         best: tuple[float, tuple[float, float], tuple[Entry, ...]] | None = None
         # The hand puts captured seeds in the store in the order it took them: the first k.
         for k in range(len(carried) + 1):
             arrived = carried[:k]
-            ledger = tuple(e for e in hyp.ledger if e not in arrived)
-            after = self._count(hyp.game, ledger, cell)
-            weighed = [e for e in carried if e.grams is not None and e not in ledger]
+            after = count - sum(e.seeds for e in arrived)
+            weighed = [e for e in arrived if e.grams is not None]
             known = (-sum(e.seeds for e in weighed), sum(e.grams or 0.0 for e in weighed))
             total, touch = self._misfit(
                 motion, count_before, after, (touch_g, touch_spread), known, touch_cost
             )
             if best is None or total < best[0]:
-                best = (total, touch, ledger)
+                best = (total, touch, arrived)
         assert best is not None
-        total, touch, ledger = best
-        touches = tuple(t for t in hyp.touches if t[0] != cell)
-        if touch[0] > 0:
-            touches = (*touches, (cell, *touch))
-        return hyp.but(touches=touches, ledger=ledger, cost=hyp.cost + total)
+        self.fits[key] = best
+        return best
 
     def _knocked_now(self, t: float) -> None:
         """Did most cells begin to move at once (within KNOCK_S): the table knocked?"""
@@ -968,12 +988,18 @@ class Tracker:
 
     def _leaned(self, index: int) -> bool:
         """Did another cup begin to bear weight (MIN_TOUCH_G: more than a seed) within
-        LEAN_TOGETHER_S of this one: a forearm on the board's edge, not a hand's seeds?"""
+        LEAN_TOGETHER_S of this one: a forearm on the board's edge, not a hand's seeds?
+        (Kept for the search under way, as `fits`.)"""
+        known = self.fits.get(("leaned", index))
+        if known is not None:
+            return bool(known)
         motion = self.motions[index]
-        return any(
+        leaned = any(
             other.cell != motion.cell and self._rise(other) >= MIN_TOUCH_G
             for other in self._begun_with(index, LEAN_TOGETHER_S)
         )
+        self.fits["leaned", index] = leaned
+        return leaned
 
     def _begun_with(self, index: int, within_s: float) -> Iterator[Motion]:
         """The motions that began within `within_s` of this one (they are in onset order)."""
