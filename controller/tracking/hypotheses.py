@@ -287,8 +287,10 @@ class Hypothesis:
             tuple(game.pending_sweeps),
             self.ledger,
             tuple(sorted((c, round(g)) for c, g, _ in self.touches)),
-            tuple(u[0] for u in self.unscored),
-            self.ahead,
+            # (Two hands' steps at different cups, taken in either order, leave the same state:
+            # one of them is kept, not both, so the beam holds explanations that differ.)
+            tuple(sorted(u[0] for u in self.unscored)),
+            tuple(sorted(self.ahead)),
         )
 
 

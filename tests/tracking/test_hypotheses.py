@@ -243,10 +243,6 @@ NOT_YET = {
     "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
     "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
     "humans_kalah_10sps_palm_on_the_store_while_sowing": "the extra seed in the store unflagged",
-    # The simultaneous congkak opening at 10 SPS: a capture amid the other hand's seeds (its
-    # cup moves for over a second, the seeds reach the store while it does) loses the truth.
-    "congkak7_simultaneous_capture_light_press_10sps": "a capture with a light press",
-    "congkak7_simultaneous_relay_from_a_pit_to_capture_10sps": "a relay from the pit to capture",
 }
 SCENARIO_FILES = sorted(
     p.stem
