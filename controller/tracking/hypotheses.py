@@ -707,11 +707,20 @@ class Tracker:
             if step.kind in (StepKind.CAPTURE, StepKind.SWEEP) and taken:
                 taker = step.player if step.to_player is None else step.to_player
                 store = self.cell_of[Place(taker, "store")]
-                # The seeds are followed by their weight: what the cup held before it moved,
-                # unless a seed fell in first in the same motion.
-                weighed = step.at == place and all(s.at != place for s in steps[:k])
-                grams = motion.before_g - hyp.touch_g(motion.cell) if weighed else None
-                ledger.append(Entry(store, -taken, "carried", taker, index, grams))
+                # The seeds are followed by their weight: what the cup held before it moved.
+                # Seeds sown into it first in the same motion (the last seed of an oware
+                # move, then its capture) go along unweighed (bench tracking game 91: three
+                # heavy seeds in the store, fitted at a nominal weight, read as a hand).
+                earlier = [s.kind for s in steps[:k] if s.at == place]
+                if step.at != place or any(kind is not StepKind.SOW for kind in earlier):
+                    ledger.append(Entry(store, -taken, "carried", taker, index))
+                    continue
+                first = len(earlier)
+                grams = motion.before_g - hyp.touch_g(motion.cell)
+                if taken > first:
+                    ledger.append(Entry(store, first - taken, "carried", taker, index, grams))
+                if first:
+                    ledger.append(Entry(store, -min(first, taken), "carried", taker, index))
         cost = 0.0
         sown_by = {s.player for s in steps if s.kind is StepKind.SOW}
         if any(e.kind == "left" and e.player in sown_by for e in ledger):
