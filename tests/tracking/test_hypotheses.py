@@ -242,7 +242,6 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
 NOT_YET = {
     "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
     "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
-    "humans_kalah_10sps_palm_on_the_store_while_sowing": "the extra seed in the store unflagged",
 }
 SCENARIO_FILES = sorted(
     p.stem
