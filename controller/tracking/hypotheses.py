@@ -80,8 +80,17 @@ from controller.rules.follower import Mistake
 from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
 
+from .faults import SensorWatch
 from .seeds import SeedWeights
-from .verdicts import Flag, RecognisedStep, belief_json, guidance_of, next_kind, phase_of
+from .verdicts import (
+    SENSOR_FAULT,
+    Flag,
+    RecognisedStep,
+    belief_json,
+    guidance_of,
+    next_kind,
+    phase_of,
+)
 
 # -- the priors, in natural log (a step where its cup moved costs nothing) ---------------------
 TOUCH_COST = 3.0  # a hand resting on a cup
@@ -223,6 +232,8 @@ class Entry:
 
 # A motion explained, before it: (the motion, its cup's seeds, the touch's grams and spread)
 Before = tuple[int, int, float, float]
+# A settled motion's best fit: its cost, the touch (grams, spread), the captured seeds arrived
+Fitted = tuple[float, tuple[float, float], tuple[Entry, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,14 +357,17 @@ class Tracker:
         self.searched_t = 0.0
         self.holds_t = math.inf  # when the first motion not in the frontier will have held
         # The daemon's contract: where the leader's next steps are, how often that changed,
-        # when a cup last moved, and the faulty cells (none yet: faults.py is not wired here).
+        # when a cup last moved, and the cells that cannot be weighed (faults.py).
         self.expected: tuple[Place, ...] = tuple(game.expected_places())
         self.publications = 0
         self.last_activity = 0.0
         self.fault_flags: dict[int, Flag] = {}
+        cells = self.detector.cells
+        self.sensors = SensorWatch(len(cells), cells[0].rate_sps if cells else 80.0)
         self.knocks: list[float] = []  # when the table was knocked (`_knocked_now`)
         # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
-        self.fits: dict[tuple[Any, ...], Any] = {}
+        self.fits: dict[tuple[Any, ...], Fitted] = {}
+        self.leans: dict[int, bool] = {}
         self.stand = 0
 
     @property
@@ -368,15 +382,48 @@ class Tracker:
     def process(self, frame: Frame) -> None:
         self.now = frame.t
         batch = self.detector.update(frame.t, frame.raw)
-        changed = False
+        changed = self._sensor_faults(frame)
         for event in batch.events:
-            changed |= self._motion_event(event)
+            if event.cell not in self.fault_flags:  # (a faulty cell's changes are no seeds)
+                changed |= self._motion_event(event)
         # Nothing moving tells too: a hand that holds seeds stops sowing only for a while
         # (`_stalled`), so the explanations are weighed again now and then while all is still.
         if changed or self.now >= self.holds_t or self.now - self.searched_t >= RECONSIDER_S:
             began = time.process_time()
             self._search()
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
+
+    def _sensor_faults(self, frame: Frame) -> bool:
+        """Flag the cells that cannot be weighed (faults.py), and resolve those read again.
+        What a cell did while it was failing is no seeds: its motions not yet final are
+        taken as nothing (the noise that made it look failing came first). Did any?"""
+        cells = self.detector.cells
+        noisy = [c.noisy for c in cells] if self.detector.noisy else None
+        found, over = self.sensors.judge(frame.raw, noisy, self.fault_flags.keys())
+        changed = False
+        for cell, detail in found:
+            place = self.place_of.get(cell)
+            self.fault_flags[cell] = flag = Flag(
+                frame.t, SENSOR_FAULT, place, [], detail=f"cell {cell}: {detail}", shown_t=frame.t
+            )
+            flag.serial = len(self.flags) + 1
+            self.flags.append(flag)
+            changed |= self._nothing_at(cell, frame.t)
+        for cell in over:
+            self.fault_flags.pop(cell).resolved_t = frame.t
+        return changed
+
+    def _nothing_at(self, cell: int, t: float) -> bool:
+        """The cell's motions not yet final are nothing: it stands where it began."""
+        self.open.pop(cell, None)
+        indices = [k for k in range(self.done, len(self.motions)) if self.motions[k].cell == cell]
+        for index in indices:
+            motion = self.motions[index]
+            motion.after_g, motion.settled_t = motion.before_g, min(motion.settled_t, t)
+            motion.peak_g = motion.dip_g = motion.paused_g = 0.0
+        if indices:
+            self._changed(indices[0])
+        return bool(indices)
 
     def _motion_event(self, event: Onset | Settled) -> bool:
         self.last_activity = event.t
@@ -445,6 +492,7 @@ class Tracker:
         """Advance the frontier through the motions settled in order, then explain the ones
         under way from it: the leader is the likeliest."""
         self.fits.clear()  # (the motions may have moved on since)
+        self.leans.clear()
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
             # (Explained already from the frontier, and nothing changed since: the same beam.)
             self.frontier = (
@@ -943,9 +991,7 @@ class Tracker:
             touches = (*touches, (cell, *touch))
         return hyp.but(touches=touches, ledger=ledger, cost=hyp.cost + total)
 
-    def _fitted(
-        self, hyp: Hypothesis, motion: Motion, before: Before
-    ) -> tuple[float, tuple[float, float], tuple[Entry, ...]]:
+    def _fitted(self, hyp: Hypothesis, motion: Motion, before: Before) -> Fitted:
         """`_fit`'s best: its cost, the touch, and the captured seeds arrived. Kept for the
         search under way (`fits`): the beam's branches share most of their waiting motions
         and what those cups hold, and each branch is ranked with them."""
@@ -964,7 +1010,7 @@ class Tracker:
             return known_fit
         touch_cost = TOUCH_COST + (NEXT_CUP_TOUCH_COST if sowing else 0.0)
         _, count_before, touch_g, touch_spread = before
-        best: tuple[float, tuple[float, float], tuple[Entry, ...]] | None = None
+        best: Fitted | None = None
         # The hand puts captured seeds in the store in the order it took them: the first k.
         for k in range(len(carried) + 1):
             arrived = carried[:k]
@@ -1001,15 +1047,15 @@ class Tracker:
         """Did another cup begin to bear weight (MIN_TOUCH_G: more than a seed) within
         LEAN_TOGETHER_S of this one: a forearm on the board's edge, not a hand's seeds?
         (Kept for the search under way, as `fits`.)"""
-        known = self.fits.get(("leaned", index))
+        known = self.leans.get(index)
         if known is not None:
-            return bool(known)
+            return known
         motion = self.motions[index]
         leaned = any(
             other.cell != motion.cell and self._rise(other) >= MIN_TOUCH_G
             for other in self._begun_with(index, LEAN_TOGETHER_S)
         )
-        self.fits["leaned", index] = leaned
+        self.leans[index] = leaned
         return leaned
 
     def _begun_with(self, index: int, within_s: float) -> Iterator[Motion]:
@@ -1268,7 +1314,7 @@ class Tracker:
     def phase(self) -> str:
         """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits to be
         put right)."""
-        return phase_of(self.game, any(f.active for f in self.flags))
+        return phase_of(self.game, any(f.active and f.kind != SENSOR_FAULT for f in self.flags))
 
     def guidance_state(self, places: list[Place]) -> GuidanceState:
         """What the lights should show now (no cups at rest judged against the belief yet:

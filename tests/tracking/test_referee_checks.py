@@ -15,23 +15,36 @@ from controller.tracking.referee import (
     Lifting,
     Referee,
 )
-from controller.tracking.session import start_referee
+from controller.tracking.session import STARTERS, AnyReferee, start_referee
 from controller.tracking.verdicts import RecognisedStep
+
+# The sensor checks hold for both referees: the cases, and the one search replacing them.
+BOTH = pytest.mark.parametrize("kind", sorted(STARTERS))
 
 
 def _referee(seed_cv: float = 0.03) -> tuple[Referee, object]:
+    referee, source = _any_referee("cases", seed_cv)
+    assert isinstance(referee, Referee)
+    return referee, source
+
+
+def _any_referee(kind: str, seed_cv: float = 0.03) -> tuple[AnyReferee, object]:
     sensors = {"random_seed": 2, "seed_cv": seed_cv}
     scenario = parse_scenario({"variant": "kalah", "sensors": sensors}, "test")
     simulation = build_simulation(scenario)
     world = simulation.world
     source = simulation.source(endless=True)
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    start = STARTERS[kind]
+    referee = start(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
     return referee, source
 
 
-def test_a_cell_that_stops_answering_is_a_sensor_fault_naming_it_until_it_answers_again() -> None:
-    referee, source = _referee()
+@BOTH
+def test_a_cell_that_stops_answering_is_a_sensor_fault_naming_it_until_it_answers_again(
+    kind: str,
+) -> None:
+    referee, source = _any_referee(kind)
     cell = referee.cell_of[Place(1, 2)]
     for k in range(120):  # 1.5 s at 80 SPS, the cell silent for the middle second
         frame = source.read(None)  # type: ignore[attr-defined]
@@ -71,12 +84,13 @@ def test_a_board_that_weighs_other_than_the_belief_at_rest_is_a_board_mismatch()
     assert lights == {Place(0, 4): "too_many"}
 
 
-def test_a_cell_gone_noisy_is_a_sensor_fault_whose_changes_are_not_seeds() -> None:
+@BOTH
+def test_a_cell_gone_noisy_is_a_sensor_fault_whose_changes_are_not_seeds(kind: str) -> None:
     """Issue 5: a noisy cell is a sensor_fault naming it; the referee does not take its noise
     for seeds and play goes on; the fault clears when the cell is quiet again."""
     import random
 
-    referee, source = _referee()
+    referee, source = _any_referee(kind)
     cell = referee.cell_of[Place(1, 3)]
     _offset, scale = referee.detector.calibration[cell]
     rng = random.Random(3)
@@ -95,10 +109,11 @@ def test_a_cell_gone_noisy_is_a_sensor_fault_whose_changes_are_not_seeds() -> No
     assert referee.steps == [] and referee.phase() == "start"
 
 
-def test_a_frozen_reading_is_a_sensor_fault() -> None:
+@BOTH
+def test_a_frozen_reading_is_a_sensor_fault(kind: str) -> None:
     """Issue 5: a stuck cell (the converter or the link frozen on one value) is a sensor_fault
     naming it, cleared when readings move again."""
-    referee, source = _referee()
+    referee, source = _any_referee(kind)
     cell = referee.cell_of[Place(0, 1)]
     frozen = None
     for k in range(500):  # the cell frozen from 0.5 s to 5 s
