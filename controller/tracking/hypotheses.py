@@ -102,6 +102,7 @@ TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds
 TEMPO_MIN_GAPS = 2  # ... once it has this many gaps in the lap
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
+OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`_off_beat`)
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
@@ -363,7 +364,8 @@ class Tracker:
         self.last_activity = 0.0
         self.fault_flags: dict[int, Flag] = {}
         cells = self.detector.cells
-        self.sensors = SensorWatch(len(cells), cells[0].rate_sps if cells else 80.0)
+        self.sensors_rate = cells[0].rate_sps if cells else 80.0
+        self.sensors = SensorWatch(len(cells), self.sensors_rate)
         self.knocks: list[float] = []  # when the table was knocked (`_knocked_now`)
         # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
         self.fits: dict[tuple[Any, ...], Fitted] = {}
@@ -867,8 +869,17 @@ class Tracker:
         seed, by its tempo (the median of its last gaps; a hand's gaps spread by TEMPO_SPREAD,
         log-normal). A seed lost off the board leaves a beat with no cup moving: the next seed
         comes two beats after the last, where a seed in the wrong pit comes after one."""
+        times, usual = self._tempo(hyp.last, player)
+        if usual is None or motion.onset_t <= times[0]:
+            return 0.0
+        z = math.log((motion.onset_t - times[0]) / (beats * usual)) / TEMPO_SPREAD
+        return 0.5 * min(z * z, TEMPO_MAX_COST)
+
+    def _tempo(self, last: Taken | None, player: int) -> tuple[list[float], float | None]:
+        """The onsets of the hand's last seeds of this lap (newest first), and its tempo: the
+        median of their gaps (None: too few yet)."""
         times: list[float] = []
-        node = hyp.last
+        node = last
         while node is not None and len(times) < TEMPO_SEEDS + 1:
             if node.step.player == player and node.step.kind is StepKind.SOW:
                 times.append(self.motions[node.motion].onset_t)
@@ -876,13 +887,24 @@ class Tracker:
                 break  # a pickup: the tempo of this lap only
             node = node.parent
         gaps = sorted(a - b for a, b in itertools.pairwise(times))
-        if len(gaps) < TEMPO_MIN_GAPS or not times or motion.onset_t <= times[0]:
+        if len(gaps) < TEMPO_MIN_GAPS or gaps[(len(gaps) - 1) // 2] <= 0:
+            return times, None
+        return times, gaps[(len(gaps) - 1) // 2]
+
+    def _off_beat(self, last: Taken | None, player: int, read: int) -> float:
+        """While both hands sow: -log likelihood of the hand's next seed read from motion
+        `read`, by its tempo, as `_off_tempo`, with the readings' sampling in the spread (at
+        10 SPS an onset is known to a tenth of a second), at most OFF_BEAT_MAX_COST. Both
+        hands' seeds meet in the same cups: which hand's seed a cup took ties on the levels,
+        and a hand sows at its own pace (bench openings, 10 SPS 0.3 s, seed 234: a seed read
+        as the hand's a tenth of a second after its last, at 0.3 s a seed)."""
+        times, usual = self._tempo(last, player)
+        if usual is None:
             return 0.0
-        usual = gaps[(len(gaps) - 1) // 2]
-        if usual <= 0:
-            return 0.0
-        z = math.log((motion.onset_t - times[0]) / (beats * usual)) / TEMPO_SPREAD
-        return 0.5 * min(z * z, TEMPO_MAX_COST)
+        sample = 1.0 / self.sensors_rate
+        gap = max(self.motions[read].onset_t - times[0], sample / 2)
+        z = math.log(gap / usual) / math.hypot(TEMPO_SPREAD, sample / usual)
+        return min(0.5 * z * z, OFF_BEAT_MAX_COST)
 
     def _mistake_kind(
         self, game: StepFollower, place: Place, change: int
@@ -919,7 +941,10 @@ class Tracker:
         """The branch priced and, if its motion settled, scored: the best touch for it.
         `read`: the motion each step was read from (none: this one)."""
         last = hyp.last
+        both = _both_sowing(hyp.game)
         for k, step in enumerate(steps):
+            if both and step.kind is StepKind.SOW:
+                prior += self._off_beat(last, step.player, read[k] if read else index)
             last = Taken(step, read[k] if read else index, last)
         if self._count(game, ledger, motion.cell) < 0:
             return
