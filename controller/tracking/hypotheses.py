@@ -1291,7 +1291,7 @@ class Tracker:
             if rival is not None and self._rank(rival) - self._rank(leader) < MARGIN - 1e-9:
                 continue
             flag = Flag(
-                self.motions[motion].onset_t,
+                self._made_t(self.motions[motion]),
                 entry.kind,
                 self.place_of[entry.cell],
                 leader.game.expected_places(),
@@ -1303,6 +1303,21 @@ class Tracker:
                 flag.resolved_t = self.now  # made and put right already
             self.flags.append(flag)
             self.raised[motion] = flag
+
+    def _made_t(self, motion: Motion) -> float:
+        """When a mistake read from this motion was made: its onset, unless something else
+        moved the cup first, then when the cup began to read steady. At 80 SPS that shows as
+        the cup going higher than its seeds' strike (fingers brushing it before the seed:
+        bench humans games 94 and 96); at 10 SPS a reading averages a brush away, but its
+        first tenth of a second begins the motion, up to 0.3 s before the seed (game 42)."""
+        if motion.after_g is None:
+            return motion.onset_t
+        change = max(motion.after_g - motion.before_g, 0.0)
+        passed = motion.peak_g - change >= DIP_SEEDS * self.seed_g + LET_GO_RING * change
+        if not (passed or self.slow):
+            return motion.onset_t
+        cell = self.detector.cells[motion.cell]
+        return max(motion.onset_t, motion.settled_t - cell.settle_samples / cell.rate_sps)
 
     def _rename(self, flag: Flag, entry: Entry, beam: list[Hypothesis], leader: Hypothesis) -> None:
         """The flag names the leader's mistake at its motion, even once put right: the record
