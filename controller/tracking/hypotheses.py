@@ -745,44 +745,11 @@ class Tracker:
         sweep leaves its seeds in the hand on their way to the store (the ledger's 'carried');
         a pickup that leaves seeds in the pit is a first handful ('left'). `read`: the motion
         each step was read from (none: this one)."""
-        ledger = [e for e in hyp.ledger if e not in settled]
-        # (What each capture or sweep took: the steps played again up to it. Most sequences
-        # take none, and are not.)
-        taking = any(s.kind in (StepKind.CAPTURE, StepKind.SWEEP) for s in steps)
-        replay = hyp.game.copy() if taking else hyp.game
-        for k, step in enumerate(steps if taking else ()):
-            assert step.at is not None
-            taken = replay.board[self.rules.index_of(step.at)]
-            replay.feed(step)
-            if step.kind in (StepKind.CAPTURE, StepKind.SWEEP) and taken:
-                taker = step.player if step.to_player is None else step.to_player
-                store = self.cell_of[Place(taker, "store")]
-                # The seeds are followed by their weight: what the cup held before it moved.
-                # Seeds sown into it first in the same motion (the last seed of an oware
-                # move, then its capture) go along unweighed (bench tracking game 91: three
-                # heavy seeds in the store, fitted at a nominal weight, read as a hand).
-                earlier = [s.kind for s in steps[:k] if s.at == place]
-                if step.at != place or any(kind is not StepKind.SOW for kind in earlier):
-                    ledger.append(Entry(store, -taken, "carried", taker, index))
-                    continue
-                first = len(earlier)
-                grams = motion.before_g - hyp.touch_g(motion.cell)
-                if taken > first:
-                    ledger.append(Entry(store, first - taken, "carried", taker, index, grams))
-                if first:
-                    ledger.append(Entry(store, -min(first, taken), "carried", taker, index))
-        cost = 0.0
-        sown_by = {s.player for s in steps if s.kind is StepKind.SOW}
-        if any(e.kind == "left" and e.player in sown_by for e in ledger):
-            cost += MISTAKE_COST  # sowing on without the seeds left: not_all_lifted
-            ledger = [
-                replace(e, kind="not_all_lifted", motion=index)
-                if e.kind == "left" and e.player in sown_by
-                else e
-                for e in ledger
-            ]
-        yield from self._scored(hyp, index, motion, game, steps, tuple(ledger), cost, read)
-        made = self._count(game, tuple(ledger), motion.cell) - self._count(
+        kept = [e for e in hyp.ledger if e not in settled]
+        carried = self._carried(hyp, index, motion, steps, place)
+        ledger, cost = self._sown_on(kept + carried, steps, index)
+        yield from self._scored(hyp, index, motion, game, steps, ledger, cost, read)
+        made = self._count(game, ledger, motion.cell) - self._count(
             hyp.game, hyp.ledger, motion.cell
         )
         for seen in self._seeds_seen(motion) if steps[-1].kind is StepKind.SOW else ():
@@ -795,21 +762,73 @@ class Tracker:
             prior = cost + self._let_go_cost(hyp.game, player, seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
         if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
-            # Seeds left for a second handful: what the cup reads, with the hand that pressed
-            # on it to grab still there or lifted. A hand grabs what it can hold: the first
-            # handful takes a good part of the pit (FIRST_HANDFUL), not a seed or two of many
-            # (that is a seed taken back: bench humans game 4, one seed of eight taken from
-            # the cup it had bounced into, read as a pit lifted in two handfuls).
-            there = self._count(hyp.game, hyp.ledger, motion.cell)
-            touch = hyp.touch_g(motion.cell)
-            options = {n for g in (motion.after_g, motion.after_g - touch) for n in self._whole(g)}
-            for left in sorted(options):
-                if left >= 1 and there - left >= FIRST_HANDFUL * there:
-                    entry = Entry(motion.cell, left, "left", steps[-1].player, index)
-                    ledger_left = (*ledger, entry)
-                    yield from self._scored(
-                        hyp, index, motion, game, steps, ledger_left, cost, read
-                    )
+            for left in self._first_handful(hyp, motion):
+                entry = Entry(motion.cell, left, "left", steps[-1].player, index)
+                yield from self._scored(
+                    hyp, index, motion, game, steps, (*ledger, entry), cost, read
+                )
+
+    def _carried(
+        self, hyp: Hypothesis, index: int, motion: Motion, steps: tuple[Step, ...], place: Place
+    ) -> list[Entry]:
+        """The seeds the captures and sweeps among `steps` took, in the hand on their way to
+        the store. (What each took: the steps played again up to it; most sequences take
+        none, and are not.) They are followed by their weight: what the cup held before it
+        moved. Seeds sown into it first in the same motion (the last seed of an oware move,
+        then its capture) go along unweighed (bench tracking game 91: three heavy seeds in
+        the store, fitted at a nominal weight, read as a hand)."""
+        if not any(s.kind in (StepKind.CAPTURE, StepKind.SWEEP) for s in steps):
+            return []
+        carried: list[Entry] = []
+        replay = hyp.game.copy()
+        for k, step in enumerate(steps):
+            assert step.at is not None
+            taken = replay.board[self.rules.index_of(step.at)]
+            replay.feed(step)
+            if step.kind not in (StepKind.CAPTURE, StepKind.SWEEP) or not taken:
+                continue
+            taker = step.player if step.to_player is None else step.to_player
+            store = self.cell_of[Place(taker, "store")]
+            earlier = [s.kind for s in steps[:k] if s.at == place]
+            if step.at != place or any(kind is not StepKind.SOW for kind in earlier):
+                carried.append(Entry(store, -taken, "carried", taker, index))
+                continue
+            first = len(earlier)
+            grams = motion.before_g - hyp.touch_g(motion.cell)
+            if taken > first:
+                carried.append(Entry(store, first - taken, "carried", taker, index, grams))
+            if first:
+                carried.append(Entry(store, -min(first, taken), "carried", taker, index))
+        return carried
+
+    @staticmethod
+    def _sown_on(
+        ledger: list[Entry], steps: tuple[Step, ...], index: int
+    ) -> tuple[tuple[Entry, ...], float]:
+        """A hand that sows on without the seeds it left in the pit (a first handful) has not
+        lifted them all: the ledger's 'left' becomes that mistake, at this motion."""
+        sown_by = {s.player for s in steps if s.kind is StepKind.SOW}
+        if not any(e.kind == "left" and e.player in sown_by for e in ledger):
+            return tuple(ledger), 0.0
+        marked = tuple(
+            replace(e, kind="not_all_lifted", motion=index)
+            if e.kind == "left" and e.player in sown_by
+            else e
+            for e in ledger
+        )
+        return marked, MISTAKE_COST
+
+    def _first_handful(self, hyp: Hypothesis, motion: Motion) -> list[int]:
+        """Seeds a pickup may have left for a second handful: what the cup reads, with the
+        hand that pressed on it to grab still there or lifted. A hand grabs what it can hold:
+        the first handful takes a good part of the pit (FIRST_HANDFUL), not a seed or two of
+        many (that is a seed taken back: bench humans game 4, one seed of eight taken from
+        the cup it had bounced into, read as a pit lifted in two handfuls)."""
+        assert motion.after_g is not None
+        there = self._count(hyp.game, hyp.ledger, motion.cell)
+        touch = hyp.touch_g(motion.cell)
+        options = {n for g in (motion.after_g, motion.after_g - touch) for n in self._whole(g)}
+        return [n for n in sorted(options) if n >= 1 and there - n >= FIRST_HANDFUL * there]
 
     @staticmethod
     def _settlings(hyp: Hypothesis, motion: Motion) -> list[tuple[Entry, ...]]:
