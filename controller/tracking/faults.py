@@ -24,6 +24,7 @@ referee raises and resolves the flags, and judges no change of a faulty cell.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Collection, Sequence
 from typing import cast
 
@@ -78,13 +79,17 @@ class SensorWatch:
         words = cast(tuple[int, ...], raw)
         if min(words) <= RAW_MIN or max(words) >= RAW_MAX:
             return False
-        streaks = [
-            streak + 1 if now == before else 0
-            for streak, now, before in zip(self.same, words, self.last, strict=True)
-        ]
-        if max(streaks) >= self.stuck_after:
-            return False
-        self.same = streaks
+        # (A live converter's noise moves its words: most frames repeat none of the last.)
+        repeated = list(map(operator.eq, words, self.last))
+        if any(repeated):
+            streaks = [
+                streak + 1 if same else 0 for streak, same in zip(self.same, repeated, strict=True)
+            ]
+            if max(streaks) >= self.stuck_after:
+                return False
+            self.same = streaks
+        elif any(self.same):
+            self.same = [0] * len(words)
         self.last = list(words)
         if any(self.missing):
             self.missing = [0] * len(words)
