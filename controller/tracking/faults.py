@@ -32,17 +32,25 @@ from controller.sensing.frames import RAW_MAX, RAW_MIN
 
 STUCK_S = 3.0  # the same word this long is a frozen converter (20 readings at the least)
 MISSING_S = 0.5  # no word, or a word at full scale, this long (3 readings at the least)
+# Frames judged a second, at the most: a fault is a matter of half a second or more, and
+# judging all 80 frames a second cost a tenth of the one search's time a frame
+JUDGED_SPS = 20
 
 
 class SensorWatch:
-    """Each cell's streaks of missing, out-of-range and repeated raw words."""
+    """Each cell's streaks of missing, out-of-range and repeated raw words, in the frames
+    judged (every frame up to JUDGED_SPS; at 80 SPS every fourth: a frozen cell repeats its
+    word in every frame, a missing one misses in every frame)."""
 
     def __init__(self, cells: int, rate_sps: float) -> None:
         self.missing = [0] * cells
         self.same = [0] * cells
         self.last: list[int | None] = [None] * cells
-        self.stuck_after = max(20, int(STUCK_S * rate_sps))
-        self.missing_after = max(3, int(MISSING_S * rate_sps))
+        self.every = max(1, int(rate_sps // JUDGED_SPS))
+        self.frames = 0
+        judged_sps = rate_sps / self.every
+        self.stuck_after = max(20, int(STUCK_S * judged_sps))
+        self.missing_after = max(3, int(MISSING_S * judged_sps))
 
     def judge(
         self, raw: tuple[int | None, ...], noisy: Sequence[bool] | None, faulty: Collection[int]
@@ -50,6 +58,9 @@ class SensorWatch:
         """Take one frame's raw words (and which cells the detector finds too noisy; None:
         none is), given the cells already `faulty`: the new faults (cell, what is wrong) and
         the cells whose fault is over."""
+        self.frames += 1
+        if self.frames % self.every:
+            return [], []
         if not faulty and noisy is None and self._quiet(raw):
             return [], []
         noisy = noisy or [False] * len(raw)
