@@ -8,7 +8,11 @@ paused: fingers brushing it). Every motion is explained by one choice, each a br
   ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
   those of the motions that began before this one settled, up to `SEQUENCE_MAX` in all (a seed
   and the relay pickup after it; a pit lifted by one hand and sown into by the other's seed a
-  moment later, the other hand's steps between: they are that motion's then);
+  moment later, the other hand's steps between: each step is read from its own cup's motion).
+  A seed sown before a lift in the same motion raises the cup first: a lift that never rose
+  is no seed and then the lift (`_unseen_rise`); a step at a cup's later motion, passing an
+  earlier one of it that rose by seeds, is a little less likely (`_passed_over`); a cup's
+  waiting motion is scored before a later motion of it takes a step (`_settled_before`);
 - **nothing**: a brush, a knock, a press that went away (the cup settles where it was); seeds
   lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by half a seed on the
   way (not while the table is knocked: it rings every cup down as well as up)
@@ -42,14 +46,19 @@ mistakes it made, and its **cost** (negative log-likelihood):
 - at 80 SPS, the strike: seeds let go ring the cup over their weight, a hand settling does not
   (not while the table is knocked: its peak is the knock's);
 - a hand that holds seeds and does nothing for long (`_stalled`), and a mistake left as it is
-  for long (`_unheeded`: a person puts right what the red light shows).
+  for long (`_unheeded`: a person puts right what the red light shows);
+- while both hands sow, each seed read as a hand's by that hand's beat (`_off_beat`): whose
+  seed a shared cup took ties on the levels until the hands part.
+
+An empty cup reads its tare, whatever left it: only the noise is in doubt there.
 
 A change is read as each whole number of seeds its weight may be (`_whole`): natural seeds of
 15 % spread weigh 1.42 seeds two at a time as often as one at a time.
 
 A **beam** of the `BEAM` likeliest hypotheses is kept (Viterbi with pruning, ranked with their
 settled motions scored as things stand), and hypotheses that reach the same state (two orders
-of the same steps) are merged, the likelier kept. Motions that have settled, in order, advance
+of the same steps, the two hands' in either order) are merged, the likelier kept; while
+both hands sow, `OPENING_BEAM` are kept. Motions that have settled, in order, advance
 the beam for good (the frontier); the motions still under way are explained again at each
 event from the frontier on their priors, so the due step leads at once where a due cup begins
 to move and the next place is lit on the first samples. If the cup settles without a seed the
@@ -60,7 +69,9 @@ in the beam a motion waiting to be scored counts at most WAITING_MAX_COST, since
 under way may yet explain it) is flagged once its motion has held and no hypothesis
 without a mistake comes within MARGIN. One flag a motion: if the leader comes to explain that
 motion by another mistake, the flag is renamed (it keeps the time it was raised); it is
-resolved when the leader puts it right, and withdrawn if the leader never made it.
+resolved when the leader puts it right, and withdrawn if the leader never made it. A flag is
+timed when its seed came (`_made_t`), not when fingers first moved the cup. A cell that cannot
+be weighed is a `sensor_fault` (faults.py), and what it did meanwhile is nothing.
 """
 
 from __future__ import annotations
