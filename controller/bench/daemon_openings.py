@@ -20,6 +20,7 @@ from typing import Any
 
 from controller.daemon.config import parse_config
 from controller.daemon.loop import BoardLoop
+from controller.tracking.hypotheses import Tracker
 
 RATES = (80, 10)
 FINISH_S = 300.0  # simulated seconds an opening may take at most (one takes 20-40)
@@ -52,7 +53,10 @@ def play_openings(rate: int, games: int, random_seed: int, pits: int = 7) -> dic
                 if problem is not None:
                     lost.append({"game": game, "pits": chosen, **problem})
                 referee = loop.referee
-                if referee is not None and referee.orders is not None:
+                if isinstance(referee, Tracker):
+                    # (The one search, run on every event: its longest run, CPU time.)
+                    longest_s = max(longest_s, referee.search_s_max)
+                elif referee is not None and referee.orders is not None:
                     searches += referee.orders.searches
                     longest_s = max(longest_s, referee.orders.longest_search_s)
                 loop.execute("new_game", {})
