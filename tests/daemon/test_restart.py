@@ -119,11 +119,15 @@ def test_a_clean_stop_mid_move_leaves_the_simulated_board_as_the_journal(
         world = simboard.feed.world
 
         def hand_empty_mid_move() -> bool:
+            # (The move begun on the board too: a referee that lights the pickup as the hand
+            # comes down on the pit, as the one search does, is mid-move before the seeds are.)
             referee = board.loop.referee
+            truth = world.truth()
             return (
                 referee is not None
                 and referee.phase() not in ("start", "over")
-                and not any(world.truth()["hand"])
+                and not any(truth["hand"])
+                and truth["pits"] != before["position"]["pits"]
             )
 
         board.run_until(hand_empty_mid_move, 60)
