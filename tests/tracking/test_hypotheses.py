@@ -18,7 +18,7 @@ import pytest
 
 from controller.bench import tracking
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
-from controller.sim import build_simulation, load_scenario
+from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.tracking.hypotheses import Entry, Hypothesis, Taken, Tracker
 from controller.tracking.session import start_referee, start_tracker
 
@@ -133,6 +133,30 @@ def test_two_seeds_slipping_into_the_next_cup_at_10_sps_are_flagged_at_once() ->
     assert [(f.kind, list(f.at or ())) for f in tracker.flags] == [("extra_seed", [0, 3])]
     shown = tracker.flags[0].shown_t
     assert shown is not None and shown - 2.2 <= 1.0  # bench humans' window at 10 SPS
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_flag_is_timed_when_its_seed_came_not_when_fingers_brushed_the_cup(rate: int) -> None:
+    """Fingers brush the wrong cup 0.3 s before the seed falls into it (bench humans game 42):
+    at 10 SPS the brush's first reading begins the cup's motion, at 80 SPS it peaks above the
+    seed. The flag names the mistake when the seed came, not when the cup first moved."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 2]},
+        {"t": 1.6, "action": "drop", "at": [0, 3]},
+        {"t": 2.2, "action": "brush", "at": [0, 5], "g": 30.0, "dur": 0.03},
+        {"t": 2.5, "action": "drop", "at": [0, 5]},
+    ]
+    scenario = {"variant": "kalah", "sensors": {"random_seed": 3, "rate_sps": rate}}
+    simulation = build_simulation(parse_scenario({**scenario, "actions": actions}, "brush"))
+    world = simulation.world
+    source = simulation.source()
+    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+    tracker = start_tracker(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    while (frame := source.read(None)) is not None:
+        tracker.process(frame)
+    (flag,) = tracker.flags
+    assert (flag.kind, flag.at) == ("wrong_pit", Place(0, 5))
+    assert 2.5 - 0.05 <= flag.t <= 2.5 + 0.5
 
 
 def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
