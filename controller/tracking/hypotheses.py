@@ -381,6 +381,8 @@ class Tracker:
         # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
         self.fits: dict[tuple[Any, ...], Fitted] = {}
         self.leans: dict[int, bool] = {}
+        # Motions explained as moving in the trail: explained again once they hold (`_level`)
+        self.moving_in_trail: set[int] = set()
         self.stand = 0
 
     @property
@@ -478,7 +480,9 @@ class Tracker:
                     self._changed(latest)
                     return True
             return False
-        self._changed(index)
+        if not self.hold_s:
+            self._changed(index)
+        # (At 80 SPS it is weighed once it held, and explained again then: `_level`.)
         motion = self.motions[index]
         motion.after_g = event.level_g
         # (The detector's peak is from where the cup paused, if it did.)
@@ -506,6 +510,9 @@ class Tracker:
         under way from it: the leader is the likeliest."""
         self.fits.clear()  # (the motions may have moved on since)
         self.leans.clear()
+        held = [k for k in self.moving_in_trail if self._held(self.motions[k])]
+        if held:
+            self._changed(min(held))  # (explained while they had settled only for a moment)
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
             # (Explained already from the frontier, and nothing changed since: the same beam.)
             self.frontier = (
@@ -513,12 +520,15 @@ class Tracker:
             )
             self.done += 1
         self.searched_t = self.now
-        # (Searched again as soon as it holds: its flag waits for that, not for RECONSIDER_S.)
-        waiting = self.motions[self.done] if self.done < len(self.motions) else None
-        self.holds_t = (
-            waiting.settled_t + self.hold_s
-            if waiting is not None and waiting.after_g is not None
-            else math.inf
+        # (Searched again as soon as a motion holds: it is weighed then, and its flag waits
+        # for that, not for RECONSIDER_S.)
+        self.holds_t = min(
+            (
+                m.settled_t + self.hold_s
+                for m in self.motions[self.done :]
+                if m.after_g is not None and not self._held(m)
+            ),
+            default=math.inf,
         )
         beam = self.trail[-1] if self.trail else self.frontier
         for index in range(self.done + len(self.trail), len(self.motions)):
@@ -530,6 +540,7 @@ class Tracker:
     def _changed(self, index: int) -> None:
         """A motion settled, or moved again: the motions from it are explained again."""
         del self.trail[max(0, index - self.done) :]
+        self.moving_in_trail = {k for k in self.moving_in_trail if k < index}
 
     def _began(self, t: float) -> None:
         """A cup began to move at `t`: the motions it may be near (`_near`) are explained
@@ -545,6 +556,16 @@ class Tracker:
     def _held(self, motion: Motion) -> bool:
         """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
         return motion.after_g is not None and self.now - motion.settled_t >= self.hold_s
+
+    def _level(self, motion: Motion) -> float | None:
+        """The level the motion settled at, to be weighed; None while it moves, or has settled
+        for less than `hold_s`: at 80 SPS a hand pressing on a pit to grab it settles for a
+        moment 20 g up, and weighed there it put out the pickup's light for a frame and told
+        the journal to take the step back (the explanations are weighed again once it
+        holds: `moving_in_trail`)."""
+        if motion.after_g is None or self.now - motion.settled_t < self.hold_s:
+            return None
+        return motion.after_g
 
     def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis]:
         motion = self.motions[index]
@@ -577,7 +598,7 @@ class Tracker:
         rank = hyp.cost + self._stalled(hyp) + self._unheeded(hyp)
         for waiting in hyp.unscored:
             motion = self.motions[waiting[0]]
-            if motion.after_g is not None:
+            if self._level(motion) is not None:
                 rank += min(self._fitted(hyp, motion, waiting)[0], waiting_max)
         return rank
 
@@ -650,9 +671,10 @@ class Tracker:
                 motion = self.motions[j]
                 if j >= k:
                     break
-                if motion.cell != cell or j in ahead or motion.after_g is None:
+                level = self._level(motion)
+                if motion.cell != cell or j in ahead or level is None:
                     continue
-                if min(self._whole(motion.after_g - motion.before_g)) >= 1:
+                if min(self._whole(level - motion.before_g)) >= 1:
                     cost += PASSED_OVER_COST
         return cost
 
@@ -772,7 +794,7 @@ class Tracker:
             extra = Entry(motion.cell, seen - made, kind, player, index)
             prior = cost + self._let_go_cost(hyp.game, player, seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
-        if steps[-1].kind is StepKind.PICKUP and motion.after_g is not None:
+        if steps[-1].kind is StepKind.PICKUP and self._level(motion) is not None:
             for left in self._first_handful(hyp, motion):
                 entry = Entry(motion.cell, left, "left", steps[-1].player, index)
                 yield from self._scored(
@@ -991,7 +1013,8 @@ class Tracker:
             unscored=unscored,
             made=made,
         )
-        if motion.after_g is None:
+        if self._level(motion) is None:
+            self.moving_in_trail.add(index)
             yield self._priced_moving(base, index, motion, bool(steps) or bool(prior))
             return
         yield base
@@ -1003,7 +1026,7 @@ class Tracker:
         (bench openings, 10 SPS 0.125 s, seed 325: a pit lifted by one hand, explained as the
         other hand's seed first and then the pickup, at no cost, until its seed came; the
         order the cups showed was pruned as a tie)."""
-        if motion.after_g is None or motion.peak_g >= UNSEEN_RISE_SEEDS * self.seed_g:
+        if self._level(motion) is None or motion.peak_g >= UNSEEN_RISE_SEEDS * self.seed_g:
             return 0.0
         place = self.place_of[motion.cell]
         here = [s.kind is StepKind.SOW for s in steps if s.at == place]
@@ -1028,7 +1051,7 @@ class Tracker:
         """Score every explained motion that settled before the next motion began."""
         for entry in hyp.unscored:
             motion = self.motions[entry[0]]
-            if motion.after_g is None or motion.settled_t > following:
+            if self._level(motion) is None or motion.settled_t > following:
                 continue
             rest = tuple(u for u in hyp.unscored if u is not entry)
             hyp = self._fit(hyp.but(unscored=rest), motion, entry)
@@ -1215,16 +1238,18 @@ class Tracker:
         """Seeds the settled motion may have put in its cup, whole (none: still moving). (Not
         less a touch that lifted, as `_changes_seen`: with that, one false flag more and one
         seed flagged in time more on 96 bench humans games.)"""
-        if motion.after_g is None:
+        level = self._level(motion)
+        if level is None:
             return []
-        return self._whole(motion.after_g - motion.before_g)
+        return self._whole(level - motion.before_g)
 
     def _changes_seen(self, hyp: Hypothesis, motion: Motion) -> list[int]:
         """Seeds the settled motion may have moved, whole: its change, and its change less
         the hand that rested on the cup, if it lifted (none while it moves)."""
-        if motion.after_g is None:
+        level = self._level(motion)
+        if level is None:
             return []
-        change = motion.after_g - motion.before_g
+        change = level - motion.before_g
         counts = self._whole(change)
         touch = hyp.touch_g(motion.cell)
         if touch:
