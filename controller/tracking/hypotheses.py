@@ -108,6 +108,7 @@ TOUCH_COST = 3.0  # a hand resting on a cup
 MISTAKE_COST = 6.0  # a seed or a pit where the rules say otherwise
 EXTRA_SEED_COST = 3.0  # each seed more than one let go where none was due
 PENDING_COST = 0.5  # a moving cup left unexplained for now, where a step could explain it
+PAUSED_SEEDS_WITHIN = 0.25  # a pause this near whole seeds is seeds resting (`_branches`)
 PASSED_OVER_COST = 1.0  # a step at a cup's later motion, its earlier one risen (`_passed_over`)
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds
 TEMPO_MIN_GAPS = 2  # ... once it has this many gaps in the lap
@@ -620,6 +621,13 @@ class Tracker:
         # cup fell by a seed on the way (`LIFTED_BACK_COST`).
         lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self._knocked(motion)
         nothing = LIFTED_BACK_COST if lifted_back else 0.0
+        paused = self.seeds.count(motion.paused_g)
+        if round(paused) >= 1 and abs(paused - round(paused)) <= PAUSED_SEEDS_WITHIN:
+            # (It rested whole seeds up for a moment: a seed came, and went with a lift, as a
+            # capture's is taken, more likely than nothing; they tied once it held, and the
+            # capture's light went out until the store showed its seed. Not a bounce's
+            # touch in passing, 0.7 seeds: bench humans game 56.)
+            nothing += PENDING_COST
         yield from self._scored(hyp, index, motion, hyp.game, (), hyp.ledger, nothing)
         later = self._near(hyp, index, motion, place)
         settlings = self._settlings(hyp, motion)
