@@ -26,7 +26,12 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 
 def _run(name: str) -> tuple[dict[str, Any], Tracker]:
-    simulation = build_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    return _follow(load_scenario(SCENARIOS / f"{name}.json"))
+
+
+def _follow(scenario: Any) -> tuple[dict[str, Any], Tracker]:
+    """The search over a scenario's frames: the truth at the end, and the search."""
+    simulation = build_simulation(scenario)
     world = simulation.world
     source = simulation.source()
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
@@ -147,13 +152,7 @@ def test_a_flag_is_timed_when_its_seed_came_not_when_fingers_brushed_the_cup(rat
         {"t": 2.5, "action": "drop", "at": [0, 5]},
     ]
     scenario = {"variant": "kalah", "sensors": {"random_seed": 3, "rate_sps": rate}}
-    simulation = build_simulation(parse_scenario({**scenario, "actions": actions}, "brush"))
-    world = simulation.world
-    source = simulation.source()
-    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    tracker = start_tracker(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
-    while (frame := source.read(None)) is not None:
-        tracker.process(frame)
+    _, tracker = _follow(parse_scenario({**scenario, "actions": actions}, "brush"))
     (flag,) = tracker.flags
     assert (flag.kind, flag.at) == ("wrong_pit", Place(0, 5))
     assert 2.5 - 0.05 <= flag.t <= 2.5 + 0.5
