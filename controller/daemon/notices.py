@@ -64,8 +64,8 @@ WARNING = Level.WARNING
 class Notice:
     first_at: float  # time.time() when it was first told
     text: str
-    level: Level = INFO
-    at: float = 0.0  # ... and when it was last told
+    level: Level
+    at: float  # ... and when it was last told
     repeats: int = 1  # how often it was told while kept
     acknowledged: bool = False  # an operator has read it (warnings: `Notices.acknowledge`)
 
@@ -74,7 +74,7 @@ class Notice:
             "text": self.text,
             "level": self.level.value,
             "first_at": self.first_at,
-            "at": self.at or self.first_at,
+            "at": self.at,
             "repeats": self.repeats,
             "acknowledged": self.acknowledged,
         }

@@ -376,8 +376,9 @@ class Tracker:
         self.last_activity = 0.0
         self.fault_flags: dict[int, Flag] = {}
         cells = self.detector.cells
-        self.sensors_rate = cells[0].rate_sps if cells else 80.0
-        self.sensors = SensorWatch(len(cells), self.sensors_rate)
+        rate_sps = cells[0].rate_sps if cells else 80.0
+        self.sensors = SensorWatch(len(cells), rate_sps)
+        self.sample_s = 1.0 / rate_sps  # (an onset is known to a sample: `_off_beat`)
         self.knocks: list[float] = []  # when the table was knocked (`_knocked_now`)
         # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
         self.fits: dict[tuple[Any, ...], Fitted] = {}
@@ -556,7 +557,7 @@ class Tracker:
 
     def _held(self, motion: Motion) -> bool:
         """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
-        return motion.after_g is not None and self.now - motion.settled_t >= self.hold_s
+        return self._level(motion) is not None
 
     def _level(self, motion: Motion) -> float | None:
         """The level the motion settled at, to be weighed; None while it moves, or has settled
@@ -961,9 +962,8 @@ class Tracker:
         times, usual = self._tempo(last, player)
         if usual is None:
             return 0.0
-        sample = 1.0 / self.sensors_rate
-        gap = max(self.motions[read].onset_t - times[0], sample / 2)
-        z = math.log(gap / usual) / math.hypot(TEMPO_SPREAD, sample / usual)
+        gap = max(self.motions[read].onset_t - times[0], self.sample_s / 2)
+        z = math.log(gap / usual) / math.hypot(TEMPO_SPREAD, self.sample_s / usual)
         return min(0.5 * z * z, OFF_BEAT_MAX_COST)
 
     def _mistake_kind(
@@ -1379,8 +1379,8 @@ class Tracker:
         passed = motion.peak_g - change >= DIP_SEEDS * self.seed_g + LET_GO_RING * change
         if not (passed or self.slow):
             return motion.onset_t
-        cell = self.detector.cells[motion.cell]
-        return max(motion.onset_t, motion.settled_t - cell.settle_samples / cell.rate_sps)
+        settling_s = self.detector.cells[motion.cell].settle_samples * self.sample_s
+        return max(motion.onset_t, motion.settled_t - settling_s)
 
     def _rename(self, flag: Flag, entry: Entry, beam: list[Hypothesis], leader: Hypothesis) -> None:
         """The flag names the leader's mistake at its motion, even once put right: the record
