@@ -72,6 +72,9 @@ class Settled:
     change_g: float
     peak_g: float  # the largest excursion from the old rest level while active
     trough_g: float = 0.0  # the lowest (0 or less): seeds lifted and put back dip below it
+    # The highest (0 or more): a seed let go into a pit just before it is lifted shows here,
+    # not in `peak_g`, which the lift's larger excursion takes.
+    crest_g: float = 0.0
 
 
 Event = Onset | Settled
@@ -151,6 +154,7 @@ class CellDetector:
         self.onset_t = 0.0
         self.peak = 0.0
         self.trough = 0.0
+        self.crest = 0.0
         self.since_onset = 0
         self.window: deque[float] = deque(maxlen=self.settle_samples)
         self._held: tuple[float, float] | None = None  # a suspect sample waiting for the next
@@ -266,6 +270,7 @@ class CellDetector:
                 self.onset_t = t
                 self.peak = grams - rest
                 self.trough = min(0.0, grams - rest)
+                self.crest = max(0.0, grams - rest)
                 self.since_onset = 1
                 self.refine = None
                 if self.slow:
@@ -286,6 +291,7 @@ class CellDetector:
         if abs(grams - rest) > abs(self.peak):
             self.peak = grams - rest
         self.trough = min(self.trough, grams - rest)
+        self.crest = max(self.crest, grams - rest)
         loads = self.loads
         if loads is not None:
             self._recover_load(grams)
@@ -329,7 +335,9 @@ class CellDetector:
         self.refine = [] if early else None
         self.refine_seen = 0
         self.refine_g = within_g
-        return Settled(self.cell, t, self.onset_t, level, level - rest, self.peak, self.trough)
+        return Settled(
+            self.cell, t, self.onset_t, level, level - rest, self.peak, self.trough, self.crest
+        )
 
     def _recover_load(self, reading: float) -> None:
         """The load of the latest period: 4 readings' worth less the 3 loads before it."""
@@ -393,7 +401,7 @@ class CellDetector:
         if abs(step) <= self.refine_g:
             self.tracked_g += step
             return None
-        return Settled(self.cell, t, self.onset_t, self.rest, step, step)
+        return Settled(self.cell, t, self.onset_t, self.rest, step, step, crest_g=max(step, 0.0))
 
     def mark(self) -> None:
         """Start looking for the lowest reading again from now (see `low_g`)."""

@@ -191,6 +191,7 @@ WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the
 DIP_SEEDS = 0.5
 LIFTED_BACK_COST = TOUCH_COST
 FIRST_HANDFUL = 0.2  # of a pit's seeds, at the least, in the first of two handfuls
+TWO_HANDFULS_COST = 1.0  # a pit lifted in two handfuls: some hands do, most take it at once
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
 STALL_RATE = 0.5  # ... and then costs this much a second ...
@@ -487,8 +488,9 @@ class Tracker:
         # (At 80 SPS it is weighed once it held, and explained again then: `_level`.)
         motion = self.motions[index]
         motion.after_g = event.level_g
-        # (The detector's peak is from where the cup paused, if it did.)
-        peak = motion.paused_g + event.peak_g
+        # (The detector's crest is from where the cup paused, if it did: a seed let go before
+        # a lift shows there, which the lift's larger excursion hides in its peak.)
+        peak = motion.paused_g + event.crest_g
         motion.peak_g = max(motion.peak_g, peak, event.level_g - motion.before_g)
         lowest = min(motion.paused_g + event.trough_g, peak, 0.0)
         motion.dip_g = max(motion.dip_g, min(0.0, event.level_g - motion.before_g) - lowest)
@@ -806,8 +808,9 @@ class Tracker:
         if steps[-1].kind is StepKind.PICKUP and self._level(motion) is not None:
             for left in self._first_handful(hyp, motion):
                 entry = Entry(motion.cell, left, "left", steps[-1].player, index)
+                prior = cost + TWO_HANDFULS_COST
                 yield from self._scored(
-                    hyp, index, motion, game, steps, (*ledger, entry), cost, read
+                    hyp, index, motion, game, steps, (*ledger, entry), prior, read
                 )
 
     def _carried(
@@ -815,13 +818,20 @@ class Tracker:
     ) -> list[Entry]:
         """The seeds the captures and sweeps among `steps` took, in the hand on their way to
         the store. (What each took: the steps played again up to it; most sequences take
-        none, and are not.) They are followed by their weight: what the cup held before it
-        moved. Seeds sown into it first in the same motion (the last seed of an oware move,
-        then its capture) go along unweighed (bench tracking game 91: three heavy seeds in
-        the store, fitted at a nominal weight, read as a hand)."""
+        none, and are not.) They are followed by their weight where the cup showed it: the
+        seeds it held before it moved. Seeds sown into it in the same motion (the last seed
+        of an oware move, then its capture; the other hand's seed a moment before) go along
+        unweighed: bench tracking game 91, three heavy seeds in the store, fitted at a
+        nominal weight, read as a hand; a daemon opening at 10 SPS, a capture's own seed
+        sown in the motion before (`ahead`), weighed as its cup's 0.05 g, read as a seed
+        in the wrong store."""
         if not any(s.kind in (StepKind.CAPTURE, StepKind.SWEEP) for s in steps):
             return []
         carried: list[Entry] = []
+        held = next(
+            (u[1] for u in hyp.unscored if u[0] == index),
+            self._count(hyp.game, hyp.ledger, motion.cell),
+        )
         replay = hyp.game.copy()
         for k, step in enumerate(steps):
             assert step.at is not None
@@ -832,15 +842,14 @@ class Tracker:
             taker = step.player if step.to_player is None else step.to_player
             store = self.cell_of[Place(taker, "store")]
             earlier = [s.kind for s in steps[:k] if s.at == place]
+            weighed = min(taken, held)
             if step.at != place or any(kind is not StepKind.SOW for kind in earlier):
-                carried.append(Entry(store, -taken, "carried", taker, index))
-                continue
-            first = len(earlier)
-            grams = motion.before_g - hyp.touch_g(motion.cell)
-            if taken > first:
-                carried.append(Entry(store, first - taken, "carried", taker, index, grams))
-            if first:
-                carried.append(Entry(store, -min(first, taken), "carried", taker, index))
+                weighed = 0  # (taken from elsewhere, or after a part of it was)
+            if weighed:
+                grams = motion.before_g - hyp.touch_g(motion.cell)
+                carried.append(Entry(store, -weighed, "carried", taker, index, grams))
+            if taken > weighed:
+                carried.append(Entry(store, weighed - taken, "carried", taker, index))
         return carried
 
     @staticmethod
@@ -1202,15 +1211,24 @@ class Tracker:
         d = after - before
         seeds_before = motion.before_g - touch_was[0]
         unknown = d - known[0]
-        predicted = 0.0 if after == 0 else seeds_before + unknown * m + known[1]
-        # (An empty cup reads its tare, however many seeds left it: only the noise is in
-        # doubt, not their weights. With their spread it took a seed left behind by a hand
-        # that lifted part of a pit for noise: bench tracking, 6 of 6 not_all_lifted.)
-        changed = abs(unknown) if after else 0
+        changed = abs(unknown)  # (seeds of the nominal weight, whose cell's gain may be off)
+        if unknown < 0 and not known[0] and after >= 0:
+            # Seeds taken: those left are a share of the cup's own, by count, and their weight
+            # is the surer the fewer stay or go. (An empty cup reads its tare, however many
+            # left it: with their spread it took a seed left behind by a hand that lifted part
+            # of a pit for noise, bench tracking, 6 of 6 not_all_lifted. From the seeds'
+            # nominal weight, one seed left of thirteen light ones was predicted at 2.5 g,
+            # and fitted an empty cup: a daemon opening at 10 SPS.)
+            # (The cell's gain is in both its levels.)
+            predicted = seeds_before * after / before
+            spread_seeds, changed = after * changed / before, 0
+        else:
+            predicted = seeds_before + unknown * m + known[1]
+            spread_seeds = changed
         # (Seeds weighed on another cell: both cells' gain errors.)
         sigma = math.sqrt(
             (SIGMA0_SEEDS * m) ** 2
-            + changed * (cv * m) ** 2
+            + spread_seeds * (cv * m) ** 2
             + (CALIBRATION * changed * m) ** 2
             + 2 * (CALIBRATION * known[1]) ** 2
         )
