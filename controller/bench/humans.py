@@ -117,7 +117,7 @@ def play_game(
     cv: float,
     seed: int,
     mistakes: bool,
-    referee_kind: str = "cases",
+    referee_kind: str = "search",
 ) -> HumanGame:
     scenario = parse_scenario(
         {
@@ -193,7 +193,7 @@ def _longest_search_s(referee: AnyReferee) -> float:
 
 
 def main(
-    games: int = 96, profile: str | None = None, verbose: bool = False, referee_kind: str = "cases"
+    games: int = 96, profile: str | None = None, verbose: bool = False, referee_kind: str = "search"
 ) -> int:
     profiles = [profile] if profile else sorted(PROFILES)
     grid = configs(profiles)

@@ -1,8 +1,8 @@
 """One search over what the hands did: the cups' motions explained by due steps and touches.
 
-Issue 12's mechanism, built beside `referee.py` to replace it. A **motion** is a cup moving,
-from the detector's onset to its settling (a cup that moves again within `HOLD_S` had only
-paused: fingers brushing it). Every motion is explained by one choice, each a branch:
+The referee (issue 12): one mechanism in place of the cases of `referee.py`. A **motion** is a
+cup moving, from the detector's onset to its settling (a cup that moves again within `HOLD_S`
+had only paused: fingers brushing it). Every motion is explained by one choice, each a branch:
 
 - **due steps** of either hand, from the rules' `StepFollower` (never a rule written again),
   ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
@@ -538,7 +538,7 @@ class Tracker:
         for index in range(self.done + len(self.trail), len(self.motions)):
             beam = self._advance(beam, index)
             self.trail.append(beam)
-        self.leader = min(beam, key=self._rank)  # (ranked now: a hand stalls as time passes)
+        self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
         self._publish()
 
     def _changed(self, index: int) -> None:
@@ -590,6 +590,16 @@ class Tracker:
         # (Both hands sowing, whose seed was whose makes ties the cups tell apart only later.)
         width = OPENING_BEAM if _both_sowing(scored[0][2].game) else BEAM
         return [h for rank, _, h in scored[:width] if rank <= floor]
+
+    def _leading(self, beam: list[Hypothesis]) -> Hypothesis:
+        """The likeliest; of two that tie, the one that leaves no mistake open: a person puts a
+        mistake right as its red light shows (a seed lost and a spare put in the gap, against
+        the next seed in the wrong pit left there and the spare the hand's own, which the
+        cups tell apart only as time passes: flag_seed_lost_spare)."""
+        return min(
+            beam,
+            key=lambda h: (round(self._rank(h), 6), sum(e.mistake for e in h.ledger)),
+        )
 
     def _rank(self, hyp: Hypothesis, waiting_max: float = math.inf) -> float:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
@@ -792,11 +802,12 @@ class Tracker:
         kept = [e for e in hyp.ledger if e not in settled]
         carried = self._carried(hyp, index, motion, steps, place)
         ledger, cost = self._sown_on(kept + carried, steps, index)
+        last = steps[-1]
         yield from self._scored(hyp, index, motion, game, steps, ledger, cost, read)
         made = self._count(game, ledger, motion.cell) - self._count(
             hyp.game, hyp.ledger, motion.cell
         )
-        for seen in self._seeds_seen(motion) if steps[-1].kind is StepKind.SOW else ():
+        for seen in self._seeds_seen(motion) if last.kind is StepKind.SOW else ():
             if seen <= made:
                 continue
             # More seeds than the steps put there: two slipped where one was due (more hardly
@@ -805,9 +816,9 @@ class Tracker:
             extra = Entry(motion.cell, seen - made, kind, player, index)
             prior = cost + self._let_go_cost(hyp.game, player, seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
-        if steps[-1].kind is StepKind.PICKUP and self._level(motion) is not None:
+        if last.kind is StepKind.PICKUP and self._level(motion) is not None:
             for left in self._first_handful(hyp, motion):
-                entry = Entry(motion.cell, left, "left", steps[-1].player, index)
+                entry = Entry(motion.cell, left, "left", last.player, index)
                 prior = cost + TWO_HANDFULS_COST
                 yield from self._scored(
                     hyp, index, motion, game, steps, (*ledger, entry), prior, read
@@ -1353,7 +1364,7 @@ class Tracker:
         comes), the flag names that one from then on; it is resolved when the leader puts it
         right, and withdrawn when the leader never made it."""
         # (The beam is in the order it was kept by: `_rank` with waiting motions capped.)
-        leader = min(beam, key=self._rank)
+        leader = self._leading(beam)
         made = {e.motion: e for e in leader.made}
         open_now = {e.motion for e in leader.ledger if e.mistake}
         for motion, flag in self.raised.items():
