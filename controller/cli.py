@@ -280,12 +280,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
-        return bench_tracking(rounds=args.rounds, verbose=args.verbose)
+        return bench_tracking(rounds=args.rounds, verbose=args.verbose, referee_kind=args.referee)
     if args.what == "humans":
         from controller.bench.humans import main as bench_humans
 
         games = 96 if args.games is None else args.games
-        return bench_humans(games=games, profile=args.profile, verbose=args.verbose)
+        return bench_humans(
+            games=games, profile=args.profile, verbose=args.verbose, referee_kind=args.referee
+        )
     if args.what == "pi-reader":
         from controller.bench.pi_reader import main as bench_pi_reader
 
@@ -312,7 +314,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "openings":
         from controller.bench.openings import main as bench_openings
 
-        return bench_openings(games=int(given(args.games, 100)), verbose=args.verbose)
+        return bench_openings(
+            games=int(given(args.games, 100)), verbose=args.verbose, referee_kind=args.referee
+        )
     return _bench_daemon(args)
 
 
@@ -609,6 +613,12 @@ BENCH_CHOICES: tuple[tuple[str, Sequence[str], str | None, str], ...] = (
         PROFILE_NAMES,
         None,
         "humans: only this behaviour profile (default: every profile)",
+    ),
+    (
+        "--referee",
+        ("cases", "search"),
+        "cases",
+        "tracking, humans, openings: today's referee (cases) or the one search replacing it (search)",
     ),
 )
 

@@ -26,8 +26,10 @@ from controller.sensing.recording import (
     software_version,
 )
 from controller.sim import Scenario, Simulation, build_simulation
-from controller.tracking.hypotheses import Tracker
+from controller.tracking.referee import Referee
 from controller.tracking.session import (
+    STARTERS,
+    AnyReferee,
     latencies_ms,
     latency_summary,
     run_frames,
@@ -35,15 +37,18 @@ from controller.tracking.session import (
 )
 
 
-def run_simulation(scenario: Scenario) -> tuple[Simulation, Tracker]:
-    """The scenario on the simulated board, with the referee following it."""
+def run_simulation(
+    scenario: Scenario, referee_kind: str = "cases"
+) -> tuple[Simulation, AnyReferee]:
+    """The scenario on the simulated board, with the referee `referee_kind` names (session.py
+    `STARTERS`: the cases, or the one search replacing them)."""
     simulation = build_simulation(scenario)
     source = simulation.source()
     world = simulation.world
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
     start = simulation.scenario.start  # (a record's own start: a match round's layout)
     follower = None if start is None else StepFollower.from_game(Game(world.rules, start=start))
-    referee = start_referee(
+    referee = STARTERS[referee_kind](
         source, calibration, world.rules, world.mapping, world.nominal_rate_sps, follower
     )
     run_frames(referee, _frames(source))
@@ -58,7 +63,7 @@ def _frames(source: Any) -> Any:
         yield frame
 
 
-def report(simulation: Simulation, referee: Tracker) -> dict[str, Any]:
+def report(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
     world = simulation.world
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
     return {
@@ -71,7 +76,7 @@ def report(simulation: Simulation, referee: Tracker) -> dict[str, Any]:
     }
 
 
-def game_record(simulation: Simulation, referee: Tracker) -> dict[str, Any]:
+def game_record(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
     """The game as the referee recognised it, a record of RULES.md section 5 (`sowboard
     replay` reads it): with the scenario's own `start` when it has one, and its steps when
     the opening was simultaneous, as the daemon's (docs/records.md)."""
@@ -88,7 +93,7 @@ def game_record(simulation: Simulation, referee: Tracker) -> dict[str, Any]:
 # -- recordings -----------------------------------------------------------------------------------
 
 
-def run_recording(recording: Recording) -> Tracker | None:
+def run_recording(recording: Recording) -> Referee | None:
     """The referee over `recording` as it ran live (None: no referee ran in it).
 
     RecordingError when the header cannot be used (its board, rules, calibration or steps)."""
@@ -172,7 +177,7 @@ def differences(
     return out
 
 
-def recording_report(recording: Recording, referee: Tracker | None) -> dict[str, Any]:
+def recording_report(recording: Recording, referee: Referee | None) -> dict[str, Any]:
     """The simulate report for a recording (no truth: the wood's is unknown) and how the
     replay compares with the live referee."""
     steps = [s.to_json() for s in referee.steps] if referee is not None else []

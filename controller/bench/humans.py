@@ -25,8 +25,8 @@ least one (at a random move from 1 to 6). Scores:
   are in the `# by rate` line);
 - `us_per_frame_cpu`: the referee's CPU time (`time.process_time`) per 16-cell frame, median
   over the 80 SPS congkak 7 games (the target's configuration) and over all games;
-- `search_ms_max_cpu`: the referee's longest search (CPU time): the loop waits that long for
-  a frame.
+- `explained_again`: how often the cups at rest explained the game other than the referee had
+  (controller/tracking/explain.py), and `explain_ms_max_cpu` the longest of those searches.
 
 Progress goes to stderr; the last line is one JSON object.
 """
@@ -47,7 +47,8 @@ from controller.sim import MistakeNotPossible, build_simulation, parse_scenario
 from controller.sim.human import PROFILES
 from controller.sim.player import InjectedMistake, VirtualPlayer
 from controller.stats import percentile
-from controller.tracking.session import latencies_ms
+from controller.tracking.hypotheses import Tracker
+from controller.tracking.session import AnyReferee, latencies_ms
 from controller.tracking.verdicts import Flag
 
 from .tracking import ends_exact, flag_delay, run_referee, seen_from
@@ -80,7 +81,8 @@ class HumanGame:
     delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
     latencies: list[float] = field(default_factory=list)
     us_per_frame_cpu: float = 0.0
-    search_ms_max: float = 0.0  # the referee's longest search, CPU time
+    explained_again: int = 0  # how often the cups at rest put the referee right (explain.py)
+    explain_ms_max: float = 0.0  # its longest search, CPU time
 
 
 def plan_game(player: VirtualPlayer, rng: random.Random, with_mistakes: bool) -> None:
@@ -115,6 +117,7 @@ def play_game(
     cv: float,
     seed: int,
     mistakes: bool,
+    referee_kind: str = "cases",
 ) -> HumanGame:
     scenario = parse_scenario(
         {
@@ -137,7 +140,7 @@ def play_game(
     world, player = simulation.world, simulation.player
     plan_game(player, random.Random(seed), mistakes)
     world.schedule([*player.actions, *player.touches()], relative=False)
-    referee, us = run_referee(simulation, time.process_time)
+    referee, us = run_referee(simulation, time.process_time, referee_kind)
     delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
     window = FLAG_WINDOW_S[rate]
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
@@ -154,7 +157,8 @@ def play_game(
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),
         us_per_frame_cpu=us,
-        search_ms_max=referee.search_s_max * 1000,
+        explained_again=getattr(referee, "explained_again", 0),
+        explain_ms_max=_longest_search_s(referee) * 1000,
     )
 
 
@@ -180,12 +184,22 @@ def configs(profiles: list[str]) -> list[tuple[str, str, dict[str, Any], int, fl
     ]
 
 
-def main(games: int = 96, profile: str | None = None, verbose: bool = False) -> int:
+def _longest_search_s(referee: AnyReferee) -> float:
+    """The longest search of the cups' explanation (CPU seconds): the cases' explain.py, or
+    the one search's longest update."""
+    if isinstance(referee, Tracker):
+        return referee.search_s_max
+    return referee.explain_s_max
+
+
+def main(
+    games: int = 96, profile: str | None = None, verbose: bool = False, referee_kind: str = "cases"
+) -> int:
     profiles = [profile] if profile else sorted(PROFILES)
     grid = configs(profiles)
     results: list[HumanGame] = []
     for seed, config in zip(range(1, games + 1), itertools.cycle(grid), strict=False):
-        result = play_game(*config[:5], seed=seed, mistakes=config[5])
+        result = play_game(*config[:5], seed=seed, mistakes=config[5], referee_kind=referee_kind)
         results.append(result)
         bad = not result.exact or result.false_flags or result.flagged < len(result.mistakes)
         print(
@@ -236,5 +250,6 @@ def summary(results: list[HumanGame], fast_only: bool = True) -> dict[str, Any]:
         "us_per_frame_cpu_all": round(statistics.median(r.us_per_frame_cpu for r in results), 1)
         if results
         else None,
-        "search_ms_max_cpu": round(max((r.search_ms_max for r in results), default=0.0), 2),
+        "explained_again": sum(r.explained_again for r in results),
+        "explain_ms_max_cpu": round(max((r.explain_ms_max for r in results), default=0.0), 2),
     }

@@ -1,8 +1,8 @@
 """One search over what the hands did: the cups' motions explained by due steps and touches.
 
-The referee (issue 12: one mechanism, where a case per scenario was before). A **motion** is a
-cup moving, from the detector's onset to its settling (a cup that moves again within `HOLD_S`
-had only paused: fingers brushing it). Every motion is explained by one choice, each a branch:
+Issue 12's mechanism, built beside `referee.py` to replace it. A **motion** is a cup moving,
+from the detector's onset to its settling (a cup that moves again within `HOLD_S` had only
+paused: fingers brushing it). Every motion is explained by one choice, each a branch:
 
 - **due steps** of either hand, from the rules' `StepFollower` (never a rule written again),
   ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
@@ -119,7 +119,7 @@ NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: L
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
 UNSEEN_RISE_SEEDS = 0.25
-LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (SIMULATION.md ring)
+LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
 # ... but not while the table is knocked: every cell sees the knock (SIMULATION.md's `bump`),
 # so most cells beginning to move within KNOCK_S of each other are a knock, and a cup moving
 # then has its peak from it (bench humans game 39: a hand coming to rest on a cup as the table
@@ -144,7 +144,7 @@ STRUCK_TOUCH_COST = 7.0
 NEXT_CUP_TOUCH_COST = 6.0
 LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a forearm
 # -- what a cup's level may be off --------------------------------------------------------------
-SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved
+SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
 CALIBRATION = 0.03  # a cell's gain error
 MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a spread
 WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from it (`_whole`)
@@ -538,7 +538,7 @@ class Tracker:
         for index in range(self.done + len(self.trail), len(self.motions)):
             beam = self._advance(beam, index)
             self.trail.append(beam)
-        self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
+        self.leader = min(beam, key=self._rank)  # (ranked now: a hand stalls as time passes)
         self._publish()
 
     def _changed(self, index: int) -> None:
@@ -590,16 +590,6 @@ class Tracker:
         # (Both hands sowing, whose seed was whose makes ties the cups tell apart only later.)
         width = OPENING_BEAM if _both_sowing(scored[0][2].game) else BEAM
         return [h for rank, _, h in scored[:width] if rank <= floor]
-
-    def _leading(self, beam: list[Hypothesis]) -> Hypothesis:
-        """The likeliest; of two that tie, the one that leaves no mistake open: a person puts a
-        mistake right as its red light shows (a seed lost and a spare put in the gap, against
-        the next seed in the wrong pit left there and the spare the hand's own, which the
-        cups tell apart only as time passes: flag_seed_lost_spare)."""
-        return min(
-            beam,
-            key=lambda h: (round(self._rank(h), 6), sum(e.mistake for e in h.ledger)),
-        )
 
     def _rank(self, hyp: Hypothesis, waiting_max: float = math.inf) -> float:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
@@ -802,12 +792,11 @@ class Tracker:
         kept = [e for e in hyp.ledger if e not in settled]
         carried = self._carried(hyp, index, motion, steps, place)
         ledger, cost = self._sown_on(kept + carried, steps, index)
-        last = steps[-1]
         yield from self._scored(hyp, index, motion, game, steps, ledger, cost, read)
         made = self._count(game, ledger, motion.cell) - self._count(
             hyp.game, hyp.ledger, motion.cell
         )
-        for seen in self._seeds_seen(motion) if last.kind is StepKind.SOW else ():
+        for seen in self._seeds_seen(motion) if steps[-1].kind is StepKind.SOW else ():
             if seen <= made:
                 continue
             # More seeds than the steps put there: two slipped where one was due (more hardly
@@ -816,9 +805,9 @@ class Tracker:
             extra = Entry(motion.cell, seen - made, kind, player, index)
             prior = cost + self._let_go_cost(hyp.game, player, seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
-        if last.kind is StepKind.PICKUP and self._level(motion) is not None:
+        if steps[-1].kind is StepKind.PICKUP and self._level(motion) is not None:
             for left in self._first_handful(hyp, motion):
-                entry = Entry(motion.cell, left, "left", last.player, index)
+                entry = Entry(motion.cell, left, "left", steps[-1].player, index)
                 prior = cost + TWO_HANDFULS_COST
                 yield from self._scored(
                     hyp, index, motion, game, steps, (*ledger, entry), prior, read
@@ -1218,9 +1207,30 @@ class Tracker:
         `known`: seeds among those that came whose weight was seen (count, grams)."""
         assert motion.after_g is not None
         m = self.seed_g
+        cv = self.seeds.cv()
         d = after - before
-        predicted, sigma = self._expected_level(
-            motion.before_g - touch_was[0], before, after, known
+        seeds_before = motion.before_g - touch_was[0]
+        unknown = d - known[0]
+        changed = abs(unknown)  # (seeds of the nominal weight, whose cell's gain may be off)
+        if unknown < 0 and not known[0] and after >= 0:
+            # Seeds taken: those left are a share of the cup's own, by count, and their weight
+            # is the surer the fewer stay or go. (An empty cup reads its tare, however many
+            # left it: with their spread it took a seed left behind by a hand that lifted part
+            # of a pit for noise, bench tracking, 6 of 6 not_all_lifted. From the seeds'
+            # nominal weight, one seed left of thirteen light ones was predicted at 2.5 g,
+            # and fitted an empty cup: a daemon opening at 10 SPS.)
+            # (The cell's gain is in both its levels.)
+            predicted = seeds_before * after / before
+            spread_seeds, changed = after * changed / before, 0
+        else:
+            predicted = seeds_before + unknown * m + known[1]
+            spread_seeds = changed
+        # (Seeds weighed on another cell: both cells' gain errors.)
+        sigma = math.sqrt(
+            (SIGMA0_SEEDS * m) ** 2
+            + spread_seeds * (cv * m) ** 2
+            + (CALIBRATION * changed * m) ** 2
+            + 2 * (CALIBRATION * known[1]) ** 2
         )
         residual = motion.after_g - predicted
         # The touch stays (the level shows only the seeds' change), or it lifted (and shows
@@ -1243,36 +1253,6 @@ class Tracker:
             elif hand_struck:
                 total += STRUCK_TOUCH_COST
         return total, touch
-
-    def _expected_level(
-        self, seeds_g: float, before: int, after: int, known: tuple[int, float]
-    ) -> tuple[float, float]:
-        """Where a cup that held `before` seeds weighing `seeds_g` should settle with `after`,
-        and how far off it may be (grams): `known` seeds among those that came were weighed
-        elsewhere (count, grams)."""
-        m, cv = self.seed_g, self.seeds.cv()
-        unknown = after - before - known[0]
-        changed = abs(unknown)  # (seeds of the nominal weight, whose cell's gain may be off)
-        if unknown < 0 and not known[0] and after >= 0:
-            # Seeds taken: those left are a share of the cup's own, by count, and their weight
-            # is the surer the fewer stay or go; the cell's gain is in both its levels. (An
-            # empty cup reads its tare, however many left it: with their spread it took a seed
-            # left behind by a hand that lifted part of a pit for noise, bench tracking, 6 of 6
-            # not_all_lifted. From the seeds' nominal weight, one seed left of thirteen light
-            # ones was predicted at 2.5 g, and fitted an empty cup: a daemon opening, 10 SPS.)
-            predicted = seeds_g * after / before
-            spread_seeds, changed = after * changed / before, 0
-        else:
-            predicted = seeds_g + unknown * m + known[1]
-            spread_seeds = changed
-        # (Seeds weighed on another cell: both cells' gain errors.)
-        sigma = math.sqrt(
-            (SIGMA0_SEEDS * m) ** 2
-            + spread_seeds * (cv * m) ** 2
-            + (CALIBRATION * changed * m) ** 2
-            + 2 * (CALIBRATION * known[1]) ** 2
-        )
-        return predicted, sigma
 
     def _count(self, game: StepFollower, ledger: tuple[Entry, ...], cell: int) -> int:
         """Seeds in the cup, by the game and the ledger."""
@@ -1373,7 +1353,7 @@ class Tracker:
         comes), the flag names that one from then on; it is resolved when the leader puts it
         right, and withdrawn when the leader never made it."""
         # (The beam is in the order it was kept by: `_rank` with waiting motions capped.)
-        leader = self._leading(beam)
+        leader = min(beam, key=self._rank)
         made = {e.motion: e for e in leader.made}
         open_now = {e.motion for e in leader.ledger if e.mistake}
         for motion, flag in self.raised.items():

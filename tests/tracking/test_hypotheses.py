@@ -1,12 +1,16 @@
-"""The referee's one search (controller/tracking/hypotheses.py): whole games followed exactly at
-both rates (the congkak opening's two hands included), a finger, a press and a knock taken for
-no seeds, the mistakes of the flag scenarios flagged at their place, captured seeds followed by
-their weight into the store, and every scenario file ending as the truth with its flags.
+"""The one search (controller/tracking/hypotheses.py), built beside the cases to replace them.
+
+What it already does as the cases do: whole games followed exactly at both rates (the
+congkak opening's two hands included), a finger, a press and a knock taken for no seeds, the
+mistakes of the flag scenarios flagged at their place, captured seeds followed by their weight
+into the store. The scenario files it still misjudges are listed in `NOT_YET`, each with what
+goes wrong: they are expected to fail (strictly: one that passes must leave the list).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +20,7 @@ from controller.bench import tracking
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.tracking.hypotheses import Entry, Hypothesis, Taken, Tracker
-from controller.tracking.session import start_referee
+from controller.tracking.session import start_referee, start_tracker
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -31,10 +35,49 @@ def _follow(scenario: Any) -> tuple[dict[str, Any], Tracker]:
     world = simulation.world
     source = simulation.source()
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    tracker = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    tracker = start_tracker(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
     while (frame := source.read(None)) is not None:
         tracker.process(frame)
     return world.truth(), tracker
+
+
+def _both(name: str, every_s: float) -> list[tuple[tuple[Any, ...], tuple[Any, ...], float]]:
+    """Both referees on one scenario, side by side (two runs of the same simulated board, so
+    the same frames): every `every_s` of board time and at the end, what each tells the
+    daemon (phase, what comes next, the lights)."""
+    runs = []
+    for start in (start_referee, start_tracker):
+        simulation = build_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+        world = simulation.world
+        source = simulation.source()
+        calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
+        referee = start(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+        runs.append((source, referee))
+    places = [world.rules.place(k) for k in range(len(world.rules.start_board()))]
+    seen = []
+    next_t = 0.0
+    while True:
+        frames = [source.read(None) for source, _ in runs]
+        if frames[0] is None or frames[1] is None:
+            break
+        assert frames[0].t == frames[1].t
+        for frame, (_, referee) in zip(frames, runs, strict=True):
+            referee.process(frame)
+        still = all(r.detector.at_rest() and frames[0].t - r.last_activity >= 0.5 for _, r in runs)
+        if still and frames[0].t >= next_t:
+            seen.append((_told(runs[0][1], places), _told(runs[1][1], places), frames[0].t))
+            next_t = frames[0].t + every_s
+    seen.append((_told(runs[0][1], places), _told(runs[1][1], places), math.inf))
+    return seen
+
+
+def _told(referee: Any, places: list[Any]) -> tuple[Any, ...]:
+    return (
+        referee.phase(),
+        referee.expected_kind(),
+        referee.expected_places(),
+        referee.guidance_state(places),
+    )
 
 
 def _exact(truth: dict[str, Any], tracker: Tracker) -> bool:
@@ -47,7 +90,7 @@ def _exact(truth: dict[str, Any], tracker: Tracker) -> bool:
 @pytest.mark.parametrize("seed", [0, 3, 16, 34])
 def test_whole_games_are_followed_exactly_without_a_flag(seed: int) -> None:
     variant, sensors, tempo = tracking.configs()[seed % len(tracking.configs())]
-    result = tracking.play_game(variant, sensors, tempo, seed)
+    result = tracking.play_game(variant, sensors, tempo, seed, referee_kind="search")
     assert result.exact, result.config
     assert result.flags == []
 
@@ -55,7 +98,7 @@ def test_whole_games_are_followed_exactly_without_a_flag(seed: int) -> None:
 def test_the_next_place_is_lit_on_a_seeds_first_samples_at_80_sps() -> None:
     variant, sensors, tempo = tracking.configs()[3]
     assert sensors["rate_sps"] == 80
-    result = tracking.play_game(variant, sensors, tempo, 3)
+    result = tracking.play_game(variant, sensors, tempo, 3, referee_kind="search")
     latencies = sorted(result.latencies)
     assert len(latencies) > 100
     assert latencies[len(latencies) // 2] < 20.0  # ms: the seed's first or second sample
@@ -124,6 +167,20 @@ def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
     assert tracker.leader.ledger == ()  # nothing left in a hand on its way to the store
 
 
+@pytest.mark.parametrize("name", ["congkak_relay", "kalah_end_sweep", "flag_wrong_pit"])
+def test_the_daemon_is_told_what_the_cases_tell_it_once_the_cups_are_at_rest(name: str) -> None:
+    # The daemon's contract (phase, the next steps' kind and places, the lights' state): where
+    # both referees follow a scenario alike, they tell the daemon alike. Compared each second
+    # the cups are still for both (while a cup moves, the search may lead with another guess
+    # until it settles), and at the end.
+    told = _both(name, every_s=1.0)
+    assert len(told) > 3
+    for cases, search, t in told:
+        if cases[0] == search[0] == "blocked":
+            continue  # (a flag waits: compared by the flag tests)
+        assert cases == search, f"{name} at {t:.2f} s"
+
+
 def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> None:
     # `Hypothesis.but` names every field itself (the search makes some hundred thousand a
     # game, and `replace` looks at the fields each time): a field added must be added there.
@@ -156,18 +213,18 @@ def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> No
         whole.but(costs=1.0)  # (a misspelt field)
 
 
-# What every scenario file ends with: its flags, which each scenario's own tests hold right
-# (tests/tracking/test_scenarios.py), and none where none is listed.
+# What every scenario file ends with: the cases' flags, which each scenario's own tests hold
+# right (tests/tracking/test_scenarios.py), and none where none is listed. (Not
+# finger_on_the_next_cup_with_the_seed_10sps: the cases flag a finger there, see
+# test_hands_on_the_cups_are_no_seeds.)
 FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_extra_seed": [("extra_seed", [0, 3])],
     "flag_extra_seed_mid_lap_10sps": [("extra_seed", [0, 3])],
     "flag_foreign_seed": [("foreign_seed", [1, 3])],
     "flag_not_all_lifted": [("not_all_lifted", [0, 2])],
     "flag_opponent_store": [("opponent_store", [1, "store"])],
-    # (A seed lost and a spare put in the gap weigh as the next seed in the wrong pit and the
-    # pit skipped put right: test_scenarios.py, LOST_SEED_CASES.)
-    "flag_seed_lost_spare": [("wrong_pit", [0, 4])],
-    "flag_seed_lost_spare_10sps": [("wrong_pit", [0, 4])],
+    "flag_seed_lost_spare": [("seed_lost", [0, 3])],
+    "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
     "flag_wrong_pit": [("wrong_pit", [0, 5])],
     "flag_wrong_start": [("wrong_start", [1, 0])],
     "humans_kalah_10sps_palm_on_the_store_while_sowing": [
@@ -203,10 +260,28 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("seed_lost", [0, 2]),
     ],
 }
-SCENARIO_FILES = sorted(p.stem for p in SCENARIOS.glob("*.json"))
+# The scenario files the search does not yet follow as the cases do, and why (issue 12: the
+# search replaces the cases once this is empty).
+NOT_YET = {
+    "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
+    "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
+}
+SCENARIO_FILES = sorted(
+    p.stem
+    for p in SCENARIOS.glob("*.json")
+    if p.stem != "finger_on_the_next_cup_with_the_seed_10sps"
+)
 
 
-@pytest.mark.parametrize("name", SCENARIO_FILES)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(reason=NOT_YET[name], strict=True))
+        if name in NOT_YET
+        else name
+        for name in SCENARIO_FILES
+    ],
+)
 def test_scenarios_end_as_the_truth_with_their_flags(name: str) -> None:
     truth, tracker = _run(name)
     assert _exact(truth, tracker)
