@@ -92,8 +92,10 @@ from controller.sensing.detect import BoardDetector, Onset, Settled
 from controller.sensing.frames import Frame
 
 from .faults import SensorWatch
+from .mismatch import REST_S, mismatches
 from .seeds import SeedWeights
 from .verdicts import (
+    BOARD_MISMATCH,
     SENSOR_FAULT,
     Flag,
     RecognisedStep,
@@ -376,6 +378,10 @@ class Tracker:
         self.publications = 0
         self.last_activity = 0.0
         self.fault_flags: dict[int, Flag] = {}
+        # The cups at rest that do not weigh what the leader counts (mismatch.py), and its flag
+        self.mismatch: dict[Place, str] = {}
+        self.mismatch_flag: Flag | None = None
+        self.weighed_t = -math.inf
         cells = self.detector.cells
         rate_sps = cells[0].rate_sps if cells else 80.0
         self.sensors = SensorWatch(len(cells), rate_sps)
@@ -410,6 +416,41 @@ class Tracker:
             began = time.process_time()
             self._search()
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
+        if changed or self.detector.active or self.now - self.last_activity < REST_S:
+            return
+        # (Every motion held and explained for good; weighed as often as the search is.)
+        if self.done == len(self.motions) and self.now - self.weighed_t >= RECONSIDER_S:
+            self.weighed_t = self.now
+            self._weigh_at_rest()
+
+    def _weigh_at_rest(self) -> None:
+        """The board at rest against the leader's counts (mismatch.py): `board_mismatch` while
+        a cup does not match, naming each, resolved once all do. Cups a hand rests on, and
+        cells that cannot be weighed, are left out. (The rest level as the detector follows
+        it: what it followed as drift includes the last settling of landings, which the
+        motions' levels were taken before.)"""
+        leader = self.leader
+        touched = {cell for cell, _, _ in leader.touches}
+        counts: dict[Place, int] = {}
+        levels: dict[Place, float] = {}
+        for cell, place in self.place_of.items():
+            rest = self.detector.cells[cell].rest
+            if cell in touched or cell in self.fault_flags or rest is None:
+                continue
+            counts[place] = self._count(leader.game, leader.ledger, cell)
+            levels[place] = rest
+        cv = self.seeds.cv()
+        self.mismatch = mismatches(counts, levels, self.seed_g, cv, SIGMA0_SEEDS, CALIBRATION)
+        flag = self.mismatch_flag
+        if self.mismatch and flag is None:
+            detail = "; ".join(f"{p}: {how.replace('_', ' ')}" for p, how in self.mismatch.items())
+            flag = Flag(self.now, BOARD_MISMATCH, None, [], detail=detail, shown_t=self.now)
+            flag.serial = len(self.flags) + 1
+            self.flags.append(flag)
+            self.mismatch_flag = flag
+        elif not self.mismatch and flag is not None:
+            flag.resolved_t = self.now
+            self.mismatch_flag = None
 
     def _sensor_faults(self, frame: Frame) -> bool:
         """Flag the cells that cannot be weighed (faults.py), and resolve those read again.
@@ -538,7 +579,7 @@ class Tracker:
         for index in range(self.done + len(self.trail), len(self.motions)):
             beam = self._advance(beam, index)
             self.trail.append(beam)
-        self.leader = min(beam, key=self._rank)  # (ranked now: a hand stalls as time passes)
+        self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
         self._publish()
 
     def _changed(self, index: int) -> None:
@@ -590,6 +631,16 @@ class Tracker:
         # (Both hands sowing, whose seed was whose makes ties the cups tell apart only later.)
         width = OPENING_BEAM if _both_sowing(scored[0][2].game) else BEAM
         return [h for rank, _, h in scored[:width] if rank <= floor]
+
+    def _leading(self, beam: list[Hypothesis]) -> Hypothesis:
+        """The likeliest; of two that tie, the one that leaves no mistake open: a person puts a
+        mistake right as its red light shows (a seed lost and a spare put in the gap, against
+        the next seed in the wrong pit left there and the spare the hand's own, which the
+        cups tell apart only as time passes: flag_seed_lost_spare)."""
+        return min(
+            beam,
+            key=lambda h: (round(self._rank(h), 6), sum(e.mistake for e in h.ledger)),
+        )
 
     def _rank(self, hyp: Hypothesis, waiting_max: float = math.inf) -> float:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
@@ -1353,7 +1404,7 @@ class Tracker:
         comes), the flag names that one from then on; it is resolved when the leader puts it
         right, and withdrawn when the leader never made it."""
         # (The beam is in the order it was kept by: `_rank` with waiting motions capped.)
-        leader = min(beam, key=self._rank)
+        leader = self._leading(beam)
         made = {e.motion: e for e in leader.made}
         open_now = {e.motion for e in leader.ledger if e.mistake}
         for motion, flag in self.raised.items():
@@ -1435,12 +1486,13 @@ class Tracker:
     def phase(self) -> str:
         """start | sowing | relay | capturing | sweeping | over | blocked (a flag waits to be
         put right)."""
-        return phase_of(self.game, any(f.active and f.kind != SENSOR_FAULT for f in self.flags))
+        waits = any(f.active and f.kind not in (SENSOR_FAULT, BOARD_MISMATCH) for f in self.flags)
+        return phase_of(self.game, waits)
 
     def guidance_state(self, places: list[Place]) -> GuidanceState:
-        """What the lights should show now (no cups at rest judged against the belief yet:
-        board_mismatch is not wired here)."""
-        return guidance_of(self.game, self.flags, places, {})
+        """What the lights should show now: the leader's next steps, its newest flag, and the
+        cups at rest that do not match its counts."""
+        return guidance_of(self.game, self.flags, places, self.mismatch)
 
     def changes(self, known: int) -> tuple[int, list[RecognisedStep]]:
         keep = min(known, self.stand, len(self.steps))

@@ -263,8 +263,10 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
 # The scenario files the search does not yet follow as the cases do, and why (issue 12: the
 # search replaces the cases once this is empty).
 NOT_YET = {
-    "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: no tempo yet",
-    "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: no tempo yet",
+    # (The search flags the next seed in the wrong pit, put right by the spare: the weights
+    # cannot tell the two apart, and the flag keeps the name it was first shown with.)
+    "flag_seed_lost_spare": "a seed lost ties with the next in the wrong pit: named as that",
+    "flag_seed_lost_spare_10sps": "a seed lost ties with the next in the wrong pit: named so",
 }
 SCENARIO_FILES = sorted(
     p.stem

@@ -9,6 +9,7 @@ import pytest
 
 from controller.rules import Phase, Place, Step
 from controller.sim import build_simulation, parse_scenario
+from controller.tracking.hypotheses import Entry, Tracker
 from controller.tracking.referee import (
     BOARD_MISMATCH,
     SENSOR_FAULT,
@@ -282,3 +283,37 @@ def test_a_relay_due_that_no_hand_makes_is_a_doubt() -> None:
     assert referee.doubts() == 1
     hand.phase = Phase.DONE  # a hand whose move is over rests as long as it likes
     assert referee.doubts() == 0
+
+
+def test_the_search_flags_a_board_that_weighs_other_than_its_belief_at_rest() -> None:
+    """The one search's `board_mismatch` (mismatch.py): its belief has a seed fewer in [0, 4]
+    than the cup weighs, and one more in [0, 5] (as after a seed moved under a knock that hid
+    it, or the search losing track). No cup moves, so no motion explains it; at rest the cups
+    are weighed against the belief: one flag naming both, the lights showing each, the game
+    not held up by it; resolved once the belief and the cups agree again."""
+    referee, source = _any_referee("search")
+    assert isinstance(referee, Tracker)
+    four, five = referee.cell_of[Place(0, 4)], referee.cell_of[Place(0, 5)]
+    moved = (Entry(four, -1, "left", None, 0), Entry(five, 1, "left", None, 0))
+    referee.frontier = [h.but(ledger=moved) for h in referee.frontier]
+    for _ in range(int(1.6 * 80)):
+        referee.process(source.read(None))  # type: ignore[attr-defined]
+    (flag,) = referee.flags
+    assert flag.kind == BOARD_MISMATCH and flag.active
+    assert flag.detail == "[0, 4]: too many; [0, 5]: too few"
+    lights = referee.guidance_state(list(referee.cell_of)).mismatch
+    assert lights == {Place(0, 4): "too_many", Place(0, 5): "too_few"}
+    assert referee.phase() == "start"
+    referee.frontier = [h.but(ledger=()) for h in referee.frontier]
+    for _ in range(40):
+        referee.process(source.read(None))  # type: ignore[attr-defined]
+    assert not flag.active and referee.mismatch == {}
+
+
+def test_the_search_raises_no_mismatch_for_a_board_of_natural_seeds_as_believed() -> None:
+    """Natural seeds (15 % spread): each cup's own spread allows it."""
+    referee, source = _any_referee("search", seed_cv=0.15)
+    for _ in range(240):
+        referee.process(source.read(None))  # type: ignore[attr-defined]
+    assert isinstance(referee, Tracker)
+    assert referee.flags == [] and referee.mismatch == {}
