@@ -286,7 +286,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         games = 96 if args.games is None else args.games
         return bench_humans(
-            games=games, profile=args.profile, verbose=args.verbose, referee_kind=args.referee
+            games=games,
+            profile=args.profile,
+            verbose=args.verbose,
+            referee_kind=args.referee,
+            first=args.first,
         )
     if args.what == "pi-reader":
         from controller.bench.pi_reader import main as bench_pi_reader
@@ -548,6 +552,13 @@ BENCH_NUMBERS: tuple[tuple[str, Callable[[str], float], float | None, str], ...]
     ("--clients", number_in(1, 196, whole=True), 50, "web, pi-reader: live event streams (50)"),
     ("--repeats", number_in(1, 100, whole=True), 5, "measurements per figure (median)"),
     ("--rounds", number_in(1, 1000, whole=True), 1, "tracking: games per configuration pair"),
+    (
+        "--first",
+        number_in(1, 100000, whole=True),
+        1,
+        "humans: the number of the first game (1): each game is the same whatever the run "
+        "starts with, so a long run may be split among processes, or games held out",
+    ),
     (
         "--games",
         number_in(1, 100000, whole=True),

@@ -33,6 +33,7 @@ REFUSED = [
     (["calibrate", "--grams", "0"], "--grams", "more than 0 to 100000 (grams)"),
     (["calibrate", "--grams", "-100"], "--grams", "more than 0"),
     (["bench", "humans", "--games", "0"], "--games", "from 1"),
+    (["bench", "humans", "--first", "0"], "--first", "a whole number from 1 to 100000"),
     (["record", "--seconds", "-1"], "--seconds", "more than 0 to 3600 (seconds)"),
     (["bench", "kills", "--kills", "0"], "--kills", "a whole number from 1 to 10000"),
     (["bench", "soak", "--hours", "0"], "--hours", "more than 0 to 48 (simulated hours)"),
@@ -78,7 +79,12 @@ BENCHMARKS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["bench", "openings"], "controller.bench.openings", {"games": 100}),
     (["bench", "openings", "--games", "1"], "controller.bench.openings", {"games": 1}),
     (["bench", "openings", "--daemon"], "controller.bench.daemon_openings", {"games": 40}),
-    (["bench", "humans"], "controller.bench.humans", {"games": 96, "profile": None}),
+    (["bench", "humans"], "controller.bench.humans", {"games": 96, "profile": None, "first": 1}),
+    (
+        ["bench", "humans", "--first", "97", "--games", "504"],
+        "controller.bench.humans",
+        {"games": 504, "first": 97},
+    ),
     (
         ["bench", "humans", "--games", "5", "--profile", "child"],
         "controller.bench.humans",

@@ -102,3 +102,24 @@ def test_the_summary_has_the_issues_keys() -> None:
         "latency_ms_p99",
         "us_per_frame_cpu",
     } <= keys
+
+
+def test_a_run_from_a_later_game_plays_the_games_of_a_run_from_the_first(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--first`: game k is configuration k of the grid with random seed k whatever game the
+    run starts with, so runs can share out the 600 games, or hold some out."""
+    played: list[tuple[object, ...]] = []
+
+    def play(*config: object, seed: int, mistakes: bool, referee_kind: str) -> object:
+        played.append((*config, seed, mistakes))
+        return humans.HumanGame(f"game {seed}", "child", "kalah", 80, True, [], 0, [], 0)
+
+    monkeypatch.setattr(humans, "play_game", play)
+    monkeypatch.setattr(humans, "summary", lambda results, fast_only=True: {"n": len(results)})
+    assert humans.main(games=5) == 0
+    whole = list(played)
+    played.clear()
+    assert humans.main(games=2, first=4) == 0
+    assert played == whole[3:5]
+    assert "# 2/2 game 5" in capsys.readouterr().err
