@@ -445,12 +445,17 @@ class Tracker:
         if self.mismatch and flag is None:
             detail = "; ".join(f"{p}: {how.replace('_', ' ')}" for p, how in self.mismatch.items())
             flag = Flag(self.now, BOARD_MISMATCH, None, [], detail=detail, shown_t=self.now)
-            flag.serial = len(self.flags) + 1
-            self.flags.append(flag)
-            self.mismatch_flag = flag
+            self.mismatch_flag = self._raise(flag)
         elif not self.mismatch and flag is not None:
             flag.resolved_t = self.now
             self.mismatch_flag = None
+
+    def _raise(self, flag: Flag) -> Flag:
+        """`flag` among the referee's flags, numbered in turn (the daemon's flag ids and the
+        recordings key on its serial)."""
+        flag.serial = len(self.flags) + 1
+        self.flags.append(flag)
+        return flag
 
     def _sensor_faults(self, frame: Frame) -> bool:
         """Flag the cells that cannot be weighed (faults.py), and resolve those read again.
@@ -462,11 +467,10 @@ class Tracker:
         changed = False
         for cell, detail in found:
             place = self.place_of.get(cell)
-            self.fault_flags[cell] = flag = Flag(
+            flag = Flag(
                 frame.t, SENSOR_FAULT, place, [], detail=f"cell {cell}: {detail}", shown_t=frame.t
             )
-            flag.serial = len(self.flags) + 1
-            self.flags.append(flag)
+            self.fault_flags[cell] = self._raise(flag)
             changed |= self._nothing_at(cell, frame.t)
         for cell in over:
             self.fault_flags.pop(cell).resolved_t = frame.t
@@ -1429,12 +1433,10 @@ class Tracker:
                 leader.game.expected_places(),
                 player=entry.player,
                 shown_t=self.now,
-                serial=len(self.flags) + 1,  # (the daemon's flag ids and recordings key on it)
             )
             if motion not in open_now:
                 flag.resolved_t = self.now  # made and put right already
-            self.flags.append(flag)
-            self.raised[motion] = flag
+            self.raised[motion] = self._raise(flag)
 
     def _made_t(self, motion: Motion) -> float:
         """When a mistake read from this motion was made: its onset, unless something else
