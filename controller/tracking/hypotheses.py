@@ -175,9 +175,15 @@ MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
 # seed's onset is its first or second sample.
 SLACK_S = 0.25
 FAST_SLACK_S = 0.03
-SEQUENCE_MAX = 6  # steps one motion may explain (with those of near motions) ...
-# ... begun at most this long after it: a grab and the other hand's seed, or a cup that bore a
-# forearm while the hand sowed on and settled only with its own seed (bench humans game 17: the
+# Steps one motion may explain, with those of near motions: a cup a forearm leans on from
+# before the pickup takes its seed only after the hand has sown on from there (bench humans
+# game 243, expert congkak at 10 SPS: a lean on three cups from 14.6 s, seeds in them at
+# 15.60 to 15.80 s after a pickup and five seeds at cups that began to move later: seven steps;
+# game 259, oware: eight). At 6 both games lost the truth for good (124 and 16 false flags);
+# at 8 on games 97 to 300 the same CPU a frame, and the longest search 24 -> 42 ms ...
+SEQUENCE_MAX = 8
+# ... with those begun at most this long after it: a grab and the other hand's seed, or a cup
+# that bore a forearm while the hand sowed on and settled only with its own seed (game 17: the
 # due seed 1.3 s after the lean began; at 1.0 s it was a wrong pit). At 2.5 rather than 1.0:
 # the same results and CPU on 24 games at 80 SPS, two false flags fewer on 24 at 10 SPS
 NEAR_MAX_S = 2.5
@@ -690,7 +696,10 @@ class Tracker:
         later = self._near(hyp, index, motion, place)
         settlings = self._settlings(hyp, motion)
         taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
-        for game, steps, ahead in self._sequences(hyp.game, place, later, (), (), SEQUENCE_MAX):
+        for game, steps, elsewhere_at in self._sequences(
+            hyp.game, place, later, (), (), SEQUENCE_MAX
+        ):
+            ahead = tuple(dict.fromkeys(elsewhere_at))
             first = self._settled_before(hyp, ahead)
             base = first.but(
                 ahead=(*hyp.ahead, *ahead),
@@ -698,8 +707,8 @@ class Tracker:
                 cost=first.cost + self._passed_over(later, ahead),
             )
             # Each step is read from its cup's motion: this one's, or the near one it was
-            # taken at (`ahead`, in the order of the steps elsewhere).
-            elsewhere = iter(ahead)
+            # taken at (`elsewhere_at`, in the order of the steps elsewhere).
+            elsewhere = iter(elsewhere_at)
             read = tuple(index if s.at == place else next(elsewhere) for s in steps)
             # (With seeds of the ledger here coming right as well: a seed in the wrong pit
             # taken back as the hand sows there, the cup's level where it was but for a dip.)
@@ -777,7 +786,8 @@ class Tracker:
         depth: int,
     ) -> Iterator[tuple[StepFollower, tuple[Step, ...], tuple[int, ...]]]:
         """Due steps that end with one here: steps here (a seed and the relay pickup
-        after it, both hands' seeds), and at most one at each near motion's cup before."""
+        after it, both hands' seeds), and before them at most one run of steps at each near
+        motion's cup; `ahead` holds the motion each step elsewhere was read from."""
         if depth == 0:
             return
         for step in game.expected():
@@ -787,8 +797,17 @@ class Tracker:
                 yield then, (*steps, step), ahead
                 yield from self._sequences(then, place, near, (*steps, step), ahead, depth - 1)
                 continue
-            # (Any of the cup's near motions: fingers may brush it before its seed comes.)
-            others = [k for k, at in near if at == step.at and k not in ahead]
+            # (Any of the cup's near motions: fingers may brush it before its seed comes. A
+            # relay pickup after the hand's seed there is read from the same motion.)
+            again = (
+                step.kind is StepKind.PICKUP
+                and bool(steps)
+                and steps[-1].at == step.at != place
+                and steps[-1].player == step.player
+            )
+            others = (
+                [ahead[-1]] if again else [k for k, at in near if at == step.at and k not in ahead]
+            )
             if others:
                 then = game.copy()
                 then.feed(step)
