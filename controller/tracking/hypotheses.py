@@ -117,6 +117,15 @@ TEMPO_MIN_GAPS = 2  # ... once it has this many gaps in the lap
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`_off_beat`)
+# A seed lost off the board: rarer than one in the wrong pit (a hop into the next cup among
+# them), which it ties with on the cups until the hand's tempo or its last seed tells them
+# apart (bench humans: 196 seeds in a wrong pit, 49 lost, on games 97 to 300 at 10 SPS)
+LOST_COST = MISTAKE_COST + 1.0
+# A seed lost off the board where its cup struck and fell back since the hand's last seed:
+# that is the seed hopping on into another cup (SIMULATION.md's `bounce`: it strikes at 2 to
+# 4 times its weight for 20 ms), seen as a wrong pit there. ...
+STRUCK_LOST_COST = 3.0
+STRIKE_SEEDS = 0.3  # ... a strike rises this many seeds at least (10 SPS: a fifth of 20 ms)
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
@@ -328,6 +337,13 @@ class Hypothesis:
 
 
 HYPOTHESIS_FIELDS = frozenset(f.name for f in fields(Hypothesis))
+
+
+def _newest_first(last: Taken | None) -> Iterator[Taken]:
+    """A hypothesis's steps, from its last back."""
+    while last is not None:
+        yield last
+        last = last.parent
 
 
 def _both_sowing(game: StepFollower) -> bool:
@@ -1005,8 +1021,26 @@ class Tracker:
                 then.feed(step)
                 lost = Entry(self.cell_of[due.at], -1, "seed_lost", due.player, index)
                 ledger = (*hyp.ledger, lost)
-                prior = MISTAKE_COST + self._off_tempo(hyp, due.player, motion, beats=2)
+                prior = LOST_COST + self._off_tempo(hyp, due.player, motion, beats=2)
+                if self._struck(hyp, due, index):
+                    prior += STRUCK_LOST_COST
                 yield from self._scored(hyp, index, motion, then, (due, step), ledger, prior)
+
+    def _struck(self, hyp: Hypothesis, due: Step, index: int) -> bool:
+        """Did the cup `due` is at strike and fall back since the hand's last seed: its seed
+        fell there and hopped on (a bounce), rather than off the board?"""
+        assert due.at is not None
+        cell = self.cell_of[due.at]
+        since = next((n.motion for n in _newest_first(hyp.last) if n.step.player == due.player), -1)
+        for motion in self.motions[since + 1 : index]:
+            level = self._level(motion)
+            if motion.cell != cell or level is None:
+                continue
+            if motion.peak_g >= STRIKE_SEEDS * self.seed_g and not round(
+                self.seeds.count(level - motion.before_g)
+            ):
+                return True
+        return False
 
     def _off_tempo(self, hyp: Hypothesis, player: int, motion: Motion, beats: int) -> float:
         """-log likelihood that `beats` of the hand's seeds fell in the time since its last
