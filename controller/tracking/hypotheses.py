@@ -188,9 +188,12 @@ FAST_SLACK_S = 0.03
 # before the pickup takes its seed only after the hand has sown on from there (bench humans
 # game 243, expert congkak at 10 SPS: a lean on three cups from 14.6 s, seeds in them at
 # 15.60 to 15.80 s after a pickup and five seeds at cups that began to move later: seven steps;
-# game 259, oware: eight). At 6 both games lost the truth for good (124 and 16 false flags);
-# at 8 on games 97 to 300 the same CPU a frame, and the longest search 24 -> 42 ms ...
-SEQUENCE_MAX = 8
+# game 259, oware: eight; 436: ten, and the capture). At 6 the first two lost the truth for good
+# (124 and 16 false flags); at 8 on games 97 to 300 the same CPU a frame, and the longest
+# search 24 -> 42 ms; at 12 rather than 8 the same results there, CPU a frame at 80 SPS 30.7 ->
+# 31.2 us (median), the longest search 32 -> 40 ms, and game 436 (62 false flags) followed.
+# (The enumeration follows due steps, at cups that moved: mostly one line, not a tree.) ...
+SEQUENCE_MAX = 12
 # ... with those begun at most this long after it: a grab and the other hand's seed, or a cup
 # that bore a forearm while the hand sowed on and settled only with its own seed (game 17: the
 # due seed 1.3 s after the lean began; at 1.0 s it was a wrong pit). At 2.5 rather than 1.0:
@@ -723,7 +726,7 @@ class Tracker:
             first = self._settled_before(hyp, ahead)
             base = first.but(
                 ahead=(*hyp.ahead, *ahead),
-                unscored=(*first.unscored, *(self._before(hyp, k) for k in ahead)),
+                unscored=(*first.unscored, *(self._before(first, k) for k in ahead)),
                 cost=first.cost + self._passed_over(later, ahead),
             )
             # Each step is read from its cup's motion: this one's, or the near one it was
