@@ -194,6 +194,10 @@ FAST_SLACK_S = 0.03
 # 31.2 us (median), the longest search 32 -> 40 ms, and game 436 (62 false flags) followed.
 # (The enumeration follows due steps, at cups that moved: mostly one line, not a tree.) ...
 SEQUENCE_MAX = 12
+# ... but while both hands sow, this many: two hands' steps at near cups make a tree of orders,
+# not a line, and their alternatives crowd the beam (bench openings, 10 SPS 0.125 s a seed:
+# at 12, 98 of 100 and one search of 2.4 s; at 6, 100 and 78 ms)
+OPENING_SEQUENCE_MAX = 6
 # ... with those begun at most this long after it: a grab and the other hand's seed, or a cup
 # that bore a forearm while the hand sowed on and settled only with its own seed (game 17: the
 # due seed 1.3 s after the lean began; at 1.0 s it was a wrong pit). At 2.5 rather than 1.0:
@@ -719,9 +723,8 @@ class Tracker:
         later = self._near(hyp, index, motion, place)
         settlings = self._settlings(hyp, motion)
         taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
-        for game, steps, elsewhere_at in self._sequences(
-            hyp.game, place, later, (), (), SEQUENCE_MAX
-        ):
+        depth = OPENING_SEQUENCE_MAX if _both_sowing(hyp.game) else SEQUENCE_MAX
+        for game, steps, elsewhere_at in self._sequences(hyp.game, place, later, (), (), depth):
             ahead = tuple(dict.fromkeys(elsewhere_at))
             first = self._settled_before(hyp, ahead)
             base = first.but(
@@ -821,9 +824,11 @@ class Tracker:
                 yield from self._sequences(then, place, near, (*steps, step), ahead, depth - 1)
                 continue
             # (Any of the cup's near motions: fingers may brush it before its seed comes. A
-            # relay pickup after the hand's seed there is read from the same motion.)
+            # relay pickup after the hand's seed there is read from the same motion, but not
+            # while both hands sow: bench openings as OPENING_SEQUENCE_MAX, 99 of 100.)
             again = (
                 step.kind is StepKind.PICKUP
+                and not _both_sowing(game)
                 and bool(steps)
                 and steps[-1].at == step.at != place
                 and steps[-1].player == step.player
