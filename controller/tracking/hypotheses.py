@@ -742,7 +742,11 @@ class Tracker:
                 yield from self._with_steps(base, index, motion, game, steps, place, settled, read)
         for settled in settlings:
             ledger = tuple(e for e in hyp.ledger if e not in settled)
-            yield from self._scored(hyp, index, motion, hyp.game, (), ledger, 0.0)
+            # (A spare in the gap is what a seed lost comes to: its edge over a seed in the
+            # wrong pit, LOST_COST's, goes with it: flag_seed_lost_spare.)
+            spares = sum(e.kind == "seed_lost" for e in settled)
+            prior = -(LOST_COST - MISTAKE_COST) * spares
+            yield from self._scored(hyp, index, motion, hyp.game, (), ledger, prior)
         yield from self._mistakes(hyp, index, motion, place)
 
     def _settled_before(self, hyp: Hypothesis, ahead: tuple[int, ...]) -> Hypothesis:
