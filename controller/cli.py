@@ -627,9 +627,9 @@ BENCH_CHOICES: tuple[tuple[str, Sequence[str], str | None, str], ...] = (
     ),
     (
         "--referee",
-        ("cases", "search"),
-        "cases",
-        "tracking, humans, openings: today's referee (cases) or the one search replacing it (search)",
+        ("search", "cases"),
+        "search",
+        "tracking, humans, openings: the referee (search) or the cases it replaced (cases)",
     ),
 )
 

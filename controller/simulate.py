@@ -26,7 +26,7 @@ from controller.sensing.recording import (
     software_version,
 )
 from controller.sim import Scenario, Simulation, build_simulation
-from controller.tracking.referee import Referee
+from controller.tracking.hypotheses import Tracker
 from controller.tracking.session import (
     STARTERS,
     AnyReferee,
@@ -38,7 +38,7 @@ from controller.tracking.session import (
 
 
 def run_simulation(
-    scenario: Scenario, referee_kind: str = "cases"
+    scenario: Scenario, referee_kind: str = "search"
 ) -> tuple[Simulation, AnyReferee]:
     """The scenario on the simulated board, with the referee `referee_kind` names (session.py
     `STARTERS`: the cases, or the one search replacing them)."""
@@ -93,7 +93,7 @@ def game_record(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
 # -- recordings -----------------------------------------------------------------------------------
 
 
-def run_recording(recording: Recording) -> Referee | None:
+def run_recording(recording: Recording) -> Tracker | None:
     """The referee over `recording` as it ran live (None: no referee ran in it).
 
     RecordingError when the header cannot be used (its board, rules, calibration or steps)."""
@@ -177,7 +177,7 @@ def differences(
     return out
 
 
-def recording_report(recording: Recording, referee: Referee | None) -> dict[str, Any]:
+def recording_report(recording: Recording, referee: Tracker | None) -> dict[str, Any]:
     """The simulate report for a recording (no truth: the wood's is unknown) and how the
     replay compares with the live referee."""
     steps = [s.to_json() for s in referee.steps] if referee is not None else []

@@ -6,8 +6,8 @@ sleeping, its virtual hands playing each opening from random pits (`sim_move {pi
 new game after each. The virtual hands pace and place their seeds their own way, and one world
 goes on from game to game, so this finds what the scenarios do not. An opening is lost when the
 hands do not finish it, when the belief does not end as the truth, or when a flag is raised
-(there is no mistake in these games). It also reports the longest search for an order
-(tracking/orders.py): the loop waits that long for a frame.
+(there is no mistake in these games). It also reports the referee's longest search (CPU
+time): the loop waits that long for a frame.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any
 
 from controller.daemon.config import parse_config
 from controller.daemon.loop import BoardLoop
-from controller.tracking.hypotheses import Tracker
 
 RATES = (80, 10)
 FINISH_S = 300.0  # simulated seconds an opening may take at most (one takes 20-40)
@@ -30,7 +29,7 @@ def play_openings(rate: int, games: int, random_seed: int, pits: int = 7) -> dic
     """`games` openings one after another on one simulated board read at `rate` SPS."""
     rng = random.Random(random_seed)
     lost: list[dict[str, Any]] = []
-    longest_s, searches = 0.0, 0
+    longest_s = 0.0
     with tempfile.TemporaryDirectory(prefix="sowboard-bench-") as data:
         config = parse_config(
             {
@@ -52,20 +51,14 @@ def play_openings(rate: int, games: int, random_seed: int, pits: int = 7) -> dic
                 problem = _play_opening(loop, chosen)
                 if problem is not None:
                     lost.append({"game": game, "pits": chosen, **problem})
-                referee = loop.referee
-                if isinstance(referee, Tracker):
-                    # (The one search, run on every event: its longest run, CPU time.)
-                    longest_s = max(longest_s, referee.search_s_max)
-                elif referee is not None and referee.orders is not None:
-                    searches += referee.orders.searches
-                    longest_s = max(longest_s, referee.orders.longest_search_s)
+                if loop.referee is not None:
+                    longest_s = max(longest_s, loop.referee.search_s_max)
                 loop.execute("new_game", {})
         finally:
             loop.stop()  # (its writer closes before the data directory goes)
     return {
         "games": games,
         "lost": len(lost),
-        "searches": searches,
         "search_ms_max": round(longest_s * 1000, 1),
         "lost_games": lost,
     }

@@ -117,7 +117,7 @@ def play_game(
     cv: float,
     seed: int,
     mistakes: bool,
-    referee_kind: str = "cases",
+    referee_kind: str = "search",
 ) -> HumanGame:
     scenario = parse_scenario(
         {
@@ -196,7 +196,7 @@ def main(
     games: int = 96,
     profile: str | None = None,
     verbose: bool = False,
-    referee_kind: str = "cases",
+    referee_kind: str = "search",
     first: int = 1,
 ) -> int:
     """Games `first` to `first + games - 1`: game k is the grid's configuration k (in turn)

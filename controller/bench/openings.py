@@ -32,7 +32,7 @@ CONFIGURATIONS = (
 
 
 def play_opening(
-    rate: int, seconds_per_seed: float, seed: int, pits: int = 5, referee_kind: str = "cases"
+    rate: int, seconds_per_seed: float, seed: int, pits: int = 5, referee_kind: str = "search"
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     scenario = parse_scenario(
@@ -69,7 +69,7 @@ def play_opening(
     }
 
 
-def main(games: int = 100, verbose: bool = False, referee_kind: str = "cases") -> int:
+def main(games: int = 100, verbose: bool = False, referee_kind: str = "search") -> int:
     summary: dict[str, Any] = {}
     seed = 0
     for pits, rate, tempo in CONFIGURATIONS:

@@ -63,7 +63,7 @@ def play_game(
     seconds_per_seed: float,
     seed: int,
     mistake: str | None = None,
-    referee_kind: str = "cases",
+    referee_kind: str = "search",
 ) -> GameResult:
     scenario = parse_scenario(
         {
@@ -112,7 +112,7 @@ def play_game(
 
 
 def run_referee(
-    simulation: Simulation, clock: Callable[[], float], referee_kind: str = "cases"
+    simulation: Simulation, clock: Callable[[], float], referee_kind: str = "search"
 ) -> tuple[AnyReferee, float]:
     """The referee over every frame of a planned simulation, as the daemon would run it, and
     its cost in microseconds per 16-cell frame on `clock` (wall or CPU time). `referee_kind`
@@ -179,7 +179,7 @@ def configs() -> list[tuple[str, dict[str, Any], float]]:
     return out
 
 
-def main(rounds: int = 1, verbose: bool = False, referee_kind: str = "cases") -> int:
+def main(rounds: int = 1, verbose: bool = False, referee_kind: str = "search") -> int:
     results: list[GameResult] = []
     kinds = itertools.cycle(MISTAKE_KINDS)
     seed = 0

@@ -10,7 +10,7 @@ referee that makes way for a new setup leaves its flags on the page, no longer a
 from __future__ import annotations
 
 from controller.rules import Place
-from controller.tracking.referee import Referee
+from controller.tracking.hypotheses import Tracker
 from controller.tracking.verdicts import Flag
 
 from .boardcheck import PlaceCheck
@@ -60,7 +60,7 @@ class GameFlags:
         self._raised.append(flag)
         return flag
 
-    def referee_flags(self, referee: Referee | None) -> list[FlagStatus]:
+    def referee_flags(self, referee: Tracker | None) -> list[FlagStatus]:
         if referee is None:
             return []
         ids = self._referee_ids
@@ -69,7 +69,7 @@ class GameFlags:
                 ids[flag.serial] = self.take_id()
         return [flag_status(flag, ids[flag.serial]) for flag in referee.flags]
 
-    def referee_ended(self, referee: Referee | None) -> None:
+    def referee_ended(self, referee: Tracker | None) -> None:
         """The board is checked again from scratch: the referee's flags stay, inactive."""
         if referee is not None:
             for flag in self.referee_flags(referee):
@@ -83,7 +83,7 @@ class GameFlags:
         self._mismatch = {}
         self._referee_ids = {}
 
-    def on_page(self, referee: Referee | None, others: list[FlagStatus]) -> list[FlagStatus]:
+    def on_page(self, referee: Tracker | None, others: list[FlagStatus]) -> list[FlagStatus]:
         """The newest MAX_FLAGS flags, oldest first, with `others` (the parts' faults)."""
         every = self._past + self._raised + self.referee_flags(referee) + others
         return sorted(every, key=lambda f: f["id"])[-MAX_FLAGS:]

@@ -20,7 +20,7 @@ from controller.leds.patterns import (
     render,
 )
 from controller.rules import Phase, Place, Rules, StepFollower
-from controller.tracking.referee import Referee
+from controller.tracking.hypotheses import Tracker
 
 from .clock import COUNTDOWN_S, Countdown
 from .config import LedSettings
@@ -79,7 +79,7 @@ class BoardLights:
         )
         self.strip.show(self.pixels)
 
-    def _too_soon(self, now: float, referee: Referee, state: GuidanceState) -> bool:
+    def _too_soon(self, now: float, referee: Tracker, state: GuidanceState) -> bool:
         """Teach mode's slow pace: the next seed's place is shown only `slow_pace_s` after
         the last seed landed, so a child waits for each seed to settle before the next."""
         pace = self.settings.slow_pace_s

@@ -30,7 +30,7 @@ from controller.leds.backends import LedStrip
 from controller.rules import OptionError, StepFollower
 from controller.sensing.frames import Frame, SampleSource
 from controller.sensing.recording import software_version
-from controller.tracking.referee import Referee
+from controller.tracking.hypotheses import Tracker
 from controller.tracking.verdicts import RecognisedStep
 
 from .behind import Behind
@@ -284,7 +284,7 @@ class BoardLoop:
         return self.session.game
 
     @property
-    def referee(self) -> Referee | None:
+    def referee(self) -> Tracker | None:
         return self.session.referee
 
     @property
@@ -388,13 +388,13 @@ class BoardLoop:
         session.recorder_tick(now)
         self._systemd()
 
-    def _follow_game(self, now: float, referee: Referee) -> None:
+    def _follow_game(self, now: float, referee: Tracker) -> None:
         if referee.last_activity > self.last_activity:
             self.last_activity = referee.last_activity
         if self.session.follow(now) and self.simboard is not None:
             self.simboard.moved()
 
-    def _computer_tick(self, now: float, referee: Referee | None) -> None:
+    def _computer_tick(self, now: float, referee: Tracker | None) -> None:
         """The computer's answers in, and its move asked for when it is its turn: between
         moves, with no flag up (a board being put right is not a position to think about)."""
         follower = None if referee is None else referee.game
@@ -409,7 +409,7 @@ class BoardLoop:
         if self.computer.thinker.thinking and self.reactor.stats.lags:
             self.thinking_lags.append(self.reactor.stats.lags[-1])  # (bench web --level)
 
-    def _clock_tick(self, now: float, referee: Referee | None) -> None:
+    def _clock_tick(self, now: float, referee: Tracker | None) -> None:
         """The thinking-time clock's consequence (clock.py). The computer's turn has no
         clock: the limit is for people thinking; the engine has its own think_s."""
         clock = self.session.clock

@@ -23,7 +23,7 @@ from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.rules.options import option_applies
 from controller.rules.record import start_json
 from controller.sensing.frames import Frame, SourceStatus
-from controller.tracking.referee import Referee
+from controller.tracking.hypotheses import Tracker
 from controller.tracking.session import STARTUP_FRAMES, STARTUP_S, start_referee
 from controller.tracking.verdicts import RecognisedStep
 
@@ -114,7 +114,7 @@ class GameSession:
         self.parts = parts
         self.window = LevelWindow(parts.feed.cell_count, seconds=1.0)
         self.last_frame: Frame | None = None
-        self.referee: Referee | None = None
+        self.referee: Tracker | None = None
         self.setup: Setup | None = None
         self.steps: list[RecognisedStep] = []  # the referee's steps journaled so far
         self.base = 0  # the game's steps before the referee's first
@@ -289,7 +289,7 @@ class GameSession:
         position = follower.position()
         return (position.to_move, len(follower.completed), position.over)
 
-    def _note_seed(self, referee: Referee) -> None:
+    def _note_seed(self, referee: Tracker) -> None:
         """The seeds' mass the referee measured, for a game that has none yet."""
         game = self.game
         if game.seed_g is None:
@@ -446,7 +446,7 @@ class GameSession:
         newest = max((f.serial for f in referee.flags), default=0) if referee else 0
         recorder.tick(now, newest)
 
-    def _at_rest(self, referee: Referee) -> bool:
+    def _at_rest(self, referee: Tracker) -> bool:
         """Between moves, no flag up, and the last second of frames at rest: a referee started
         from these frames with the game's steps would see what the live one sees."""
         return (

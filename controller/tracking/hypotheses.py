@@ -1,8 +1,8 @@
 """One search over what the hands did: the cups' motions explained by due steps and touches.
 
-Issue 12's mechanism, built beside `referee.py` to replace it. A **motion** is a cup moving,
-from the detector's onset to its settling (a cup that moves again within `HOLD_S` had only
-paused: fingers brushing it). Every motion is explained by one choice, each a branch:
+The referee (issue 12): one mechanism in place of the cases of `referee.py`. A **motion** is a
+cup moving, from the detector's onset to its settling (a cup that moves again within `HOLD_S`
+had only paused: fingers brushing it). Every motion is explained by one choice, each a branch:
 
 - **due steps** of either hand, from the rules' `StepFollower` (never a rule written again),
   ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
@@ -898,11 +898,12 @@ class Tracker:
         kept = [e for e in hyp.ledger if e not in settled]
         carried = self._carried(hyp, index, motion, steps, place)
         ledger, cost = self._sown_on(kept + carried, steps, index)
+        last = steps[-1]
         yield from self._scored(hyp, index, motion, game, steps, ledger, cost, read)
         made = self._count(game, ledger, motion.cell) - self._count(
             hyp.game, hyp.ledger, motion.cell
         )
-        for seen in self._seeds_seen(motion) if steps[-1].kind is StepKind.SOW else ():
+        for seen in self._seeds_seen(motion) if last.kind is StepKind.SOW else ():
             if seen <= made:
                 continue
             # More seeds than the steps put there: two slipped where one was due (more hardly
@@ -911,9 +912,9 @@ class Tracker:
             extra = Entry(motion.cell, seen - made, kind, player, index)
             prior = cost + self._let_go_cost(hyp.game, player, seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
-        if steps[-1].kind is StepKind.PICKUP and self._level(motion) is not None:
+        if last.kind is StepKind.PICKUP and self._level(motion) is not None:
             for left in self._first_handful(hyp, motion):
-                entry = Entry(motion.cell, left, "left", steps[-1].player, index)
+                entry = Entry(motion.cell, left, "left", last.player, index)
                 prior = cost + TWO_HANDFULS_COST
                 yield from self._scored(
                     hyp, index, motion, game, steps, (*ledger, entry), prior, read

@@ -22,7 +22,7 @@ from .hypotheses import Tracker
 from .referee import Referee
 from .seeds import estimate_seed_mass
 
-AnyReferee = Referee | Tracker  # (the cases, and the one search replacing them: issue 12)
+AnyReferee = Tracker | Referee  # (the one search, and the cases it replaced: issue 12)
 R = TypeVar("R", Referee, Tracker)
 
 STARTUP_S = 0.5  # the board at rest before play, to read its levels
@@ -112,21 +112,23 @@ def start_referee(
     mapping: BoardMapping,
     rate_sps: float,
     follower: StepFollower | None = None,
-) -> Referee:
-    """A referee on `source`, started from the board at rest (the start layout by default)."""
-    return _started(Referee, source, calibration, rules, mapping, rate_sps, follower)
+) -> Tracker:
+    """The referee (the one search of hypotheses.py) on `source`, started from the board at
+    rest (the start layout by default)."""
+    return _started(Tracker, source, calibration, rules, mapping, rate_sps, follower)
 
 
-def start_tracker(
+def start_cases(
     source: SampleSource,
     calibration: list[tuple[float, float]],
     rules: Rules,
     mapping: BoardMapping,
     rate_sps: float,
     follower: StepFollower | None = None,
-) -> Tracker:
-    """The one-search referee (hypotheses.py) on `source`, started as `start_referee` is."""
-    return _started(Tracker, source, calibration, rules, mapping, rate_sps, follower)
+) -> Referee:
+    """The referee of cases the search replaced (referee.py), started as `start_referee` is:
+    for the benches' comparison, until it is deleted (issue 12)."""
+    return _started(Referee, source, calibration, rules, mapping, rate_sps, follower)
 
 
 def _started(
@@ -153,8 +155,8 @@ def _started(
     return referee
 
 
-# The referees a bench may run: today's cases, and the one search built to replace them.
-STARTERS: dict[str, Callable[..., AnyReferee]] = {"cases": start_referee, "search": start_tracker}
+# The referees a bench may run: the one search, and the cases it replaced.
+STARTERS: dict[str, Callable[..., AnyReferee]] = {"search": start_referee, "cases": start_cases}
 
 
 def run_frames(referee: AnyReferee, frames: Iterator[Frame]) -> int:

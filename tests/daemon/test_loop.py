@@ -17,6 +17,7 @@ from controller.daemon.link import CommandError
 from controller.daemon.loop import COMMAND_BUDGET_S, DEMO_STILL_NEW_GAME_S
 from controller.leds.patterns import BLUE, GREEN, ORANGE, VERMILLION, WHITE, hex_color
 from controller.rules import Game, Place
+from controller.tracking.verdicts import Flag
 from tests.daemon.conftest import Board, make_config
 
 
@@ -334,22 +335,26 @@ def test_a_demo_whose_referee_waits_for_a_step_nobody_makes_starts_a_new_game(
         board.stop()
 
 
-def test_a_flag_the_referee_takes_back_keeps_its_id_to_itself(board: Board) -> None:
-    """A referee that answers a simultaneous opening's order again (tracking/orders.py) takes
-    on a copy of itself that never raised a flag it had raised: that flag goes from the
-    status, and a flag raised after does not get its id. The steps both share stay in the
-    journal as they were."""
+def test_a_flag_the_referee_withdraws_keeps_its_id_to_itself(board: Board) -> None:
+    """The referee withdraws a flag once the cups are explained without its mistake
+    (hypotheses.py): that flag goes from the active ones on the status, and a flag raised
+    after does not get its id. The steps stay in the journal as they were."""
     board.ready()
     board.play(2)
     referee = board.loop.referee
     assert referee is not None
     steps_before = len(board.loop.session_steps)
-    other = referee.snapshot()
-    referee._raise("wrong_pit", Place(0, 1))
+
+    def raised(kind: str, at: Place) -> Flag:
+        flag = Flag(referee.now, kind, at, [], shown_t=referee.now, serial=len(referee.flags) + 1)
+        referee.flags.append(flag)
+        return flag
+
+    first = raised("wrong_pit", Place(0, 1))
     board.run(0.1)
     (shown,) = [f for f in board.status()["flags"] if f["active"]]
-    referee.adopt(other)  # (as a search does)
-    referee._raise("seed_lost", Place(1, 1))
+    first.resolved_t, first.detail = referee.now, "withdrawn: the cups are explained without it"
+    raised("seed_lost", Place(1, 1))
     board.run(0.1)
     flags = [f for f in board.status()["flags"] if f["active"]]
     assert [(f["kind"], f["at"]) for f in flags] == [("seed_lost", [1, 1])]

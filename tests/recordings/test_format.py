@@ -39,7 +39,7 @@ def test_a_cut_short_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_missing_lines_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "short.jsonl.gz", lines()[:-40])
-    assert "the header announces 1078 frames" in refused(path, capsys)
+    assert "the header announces 1081 frames" in refused(path, capsys)
 
 
 def test_a_damaged_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,7 +98,7 @@ def test_simulate_frames_reports_and_compares(capsys: pytest.CaptureFixture[str]
     report = json.loads(capsys.readouterr().out)
     assert set(report) == {"recording", "belief", "steps", "flags", "live"}  # no truth
     assert report["live"] == {"same": True, "differences": []}
-    assert report["recording"]["frames"] == 1078 and report["recording"]["board"] == "congkak7"
+    assert report["recording"]["frames"] == 1081 and report["recording"]["board"] == "congkak7"
 
 
 def test_simulate_frames_says_when_the_replay_differs(

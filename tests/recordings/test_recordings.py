@@ -46,4 +46,4 @@ def test_the_shipped_recording_is_a_flag_and_replays_as_live() -> None:
     assert recording.header["start"]["referee"] == "start"
     report = recording_report(recording, run_recording(recording))
     assert report["live"] == {"same": True, "differences": []}
-    assert len(report["steps"]) == len(recording.live["steps"]) == 32
+    assert len(report["steps"]) == len(recording.live["steps"]) == 33

@@ -17,7 +17,7 @@ from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.sim.human import PROFILES
 from controller.simulate import report, run_simulation
 from controller.tracking.referee import Referee
-from controller.tracking.session import start_referee
+from controller.tracking.session import start_cases
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -91,7 +91,8 @@ def test_a_capture_taken_back_awaits_no_seeds_at_the_store() -> None:
     # hand sows; its rise and fall were taken for the last seed and its capture at 176.9 s,
     # and taken back at 177.2 s. The capture's seeds on their way to the store went with it:
     # left waiting, the next capture's seeds (180.4 s) ended them instead, and that capture
-    # awaited seeds already in the store until the board was next at rest.
+    # awaited seeds already in the store until the board was next at rest. (The cases' own
+    # account of carried seeds: the search keeps them in its ledger, with the capture.)
     grid = humans.configs(sorted(PROFILES))
     profile, variant, options, rate, cv, mistakes = grid[(418 - 1) % len(grid)]
     assert (profile, variant, rate) == ("child", "kalah", 10)
@@ -113,7 +114,7 @@ def test_a_capture_taken_back_awaits_no_seeds_at_the_store() -> None:
     world.schedule([*player.actions, *player.touches()], relative=False)
     source = simulation.source()
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    referee = start_referee(source, calibration, world.rules, world.mapping, rate)
+    referee = start_cases(source, calibration, world.rules, world.mapping, rate)
     taken_back = False
     while (frame := source.read(None)) is not None and frame.t < 180.0:
         referee.process(frame)
