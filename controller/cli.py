@@ -280,17 +280,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "tracking":
         from controller.bench.tracking import main as bench_tracking
 
-        return bench_tracking(rounds=args.rounds, verbose=args.verbose, referee_kind=args.referee)
+        return bench_tracking(rounds=args.rounds, verbose=args.verbose)
     if args.what == "humans":
         from controller.bench.humans import main as bench_humans
 
         games = 96 if args.games is None else args.games
         return bench_humans(
-            games=games,
-            profile=args.profile,
-            verbose=args.verbose,
-            referee_kind=args.referee,
-            first=args.first,
+            games=games, profile=args.profile, verbose=args.verbose, first=args.first
         )
     if args.what == "pi-reader":
         from controller.bench.pi_reader import main as bench_pi_reader
@@ -318,9 +314,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "openings":
         from controller.bench.openings import main as bench_openings
 
-        return bench_openings(
-            games=int(given(args.games, 100)), verbose=args.verbose, referee_kind=args.referee
-        )
+        return bench_openings(games=int(given(args.games, 100)), verbose=args.verbose)
     return _bench_daemon(args)
 
 
@@ -624,12 +618,6 @@ BENCH_CHOICES: tuple[tuple[str, Sequence[str], str | None, str], ...] = (
         PROFILE_NAMES,
         None,
         "humans: only this behaviour profile (default: every profile)",
-    ),
-    (
-        "--referee",
-        ("search", "cases"),
-        "search",
-        "tracking, humans, openings: the referee (search) or the cases it replaced (cases)",
     ),
 )
 

@@ -28,8 +28,6 @@ from controller.sensing.recording import (
 from controller.sim import Scenario, Simulation, build_simulation
 from controller.tracking.hypotheses import Tracker
 from controller.tracking.session import (
-    STARTERS,
-    AnyReferee,
     latencies_ms,
     latency_summary,
     run_frames,
@@ -37,18 +35,15 @@ from controller.tracking.session import (
 )
 
 
-def run_simulation(
-    scenario: Scenario, referee_kind: str = "search"
-) -> tuple[Simulation, AnyReferee]:
-    """The scenario on the simulated board, with the referee `referee_kind` names (session.py
-    `STARTERS`: the cases, or the one search replacing them)."""
+def run_simulation(scenario: Scenario) -> tuple[Simulation, Tracker]:
+    """The scenario on the simulated board, with the referee following it."""
     simulation = build_simulation(scenario)
     source = simulation.source()
     world = simulation.world
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
     start = simulation.scenario.start  # (a record's own start: a match round's layout)
     follower = None if start is None else StepFollower.from_game(Game(world.rules, start=start))
-    referee = STARTERS[referee_kind](
+    referee = start_referee(
         source, calibration, world.rules, world.mapping, world.nominal_rate_sps, follower
     )
     run_frames(referee, _frames(source))
@@ -63,7 +58,7 @@ def _frames(source: Any) -> Any:
         yield frame
 
 
-def report(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
+def report(simulation: Simulation, referee: Tracker) -> dict[str, Any]:
     world = simulation.world
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
     return {
@@ -76,7 +71,7 @@ def report(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
     }
 
 
-def game_record(simulation: Simulation, referee: AnyReferee) -> dict[str, Any]:
+def game_record(simulation: Simulation, referee: Tracker) -> dict[str, Any]:
     """The game as the referee recognised it, a record of RULES.md section 5 (`sowboard
     replay` reads it): with the scenario's own `start` when it has one, and its steps when
     the opening was simultaneous, as the daemon's (docs/records.md)."""

@@ -25,8 +25,8 @@ least one (at a random move from 1 to 6). Scores:
   are in the `# by rate` line);
 - `us_per_frame_cpu`: the referee's CPU time (`time.process_time`) per 16-cell frame, median
   over the 80 SPS congkak 7 games (the target's configuration) and over all games;
-- `explained_again`: how often the cups at rest explained the game other than the referee had
-  (controller/tracking/explain.py), and `explain_ms_max_cpu` the longest of those searches.
+- `search_ms_max_cpu`: the referee's longest search (CPU time): the loop waits that long for
+  a frame.
 
 Progress goes to stderr; the last line is one JSON object.
 """
@@ -47,8 +47,7 @@ from controller.sim import MistakeNotPossible, build_simulation, parse_scenario
 from controller.sim.human import PROFILES
 from controller.sim.player import InjectedMistake, VirtualPlayer
 from controller.stats import percentile
-from controller.tracking.hypotheses import Tracker
-from controller.tracking.session import AnyReferee, latencies_ms
+from controller.tracking.session import latencies_ms
 from controller.tracking.verdicts import Flag
 
 from .tracking import ends_exact, flag_delay, run_referee, seen_from
@@ -81,8 +80,7 @@ class HumanGame:
     delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
     latencies: list[float] = field(default_factory=list)
     us_per_frame_cpu: float = 0.0
-    explained_again: int = 0  # how often the cups at rest put the referee right (explain.py)
-    explain_ms_max: float = 0.0  # its longest search, CPU time
+    search_ms_max: float = 0.0  # the referee's longest search, CPU time
 
 
 def plan_game(player: VirtualPlayer, rng: random.Random, with_mistakes: bool) -> None:
@@ -117,7 +115,6 @@ def play_game(
     cv: float,
     seed: int,
     mistakes: bool,
-    referee_kind: str = "search",
 ) -> HumanGame:
     scenario = parse_scenario(
         {
@@ -140,7 +137,7 @@ def play_game(
     world, player = simulation.world, simulation.player
     plan_game(player, random.Random(seed), mistakes)
     world.schedule([*player.actions, *player.touches()], relative=False)
-    referee, us = run_referee(simulation, time.process_time, referee_kind)
+    referee, us = run_referee(simulation, time.process_time)
     delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
     window = FLAG_WINDOW_S[rate]
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
@@ -157,8 +154,7 @@ def play_game(
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),
         us_per_frame_cpu=us,
-        explained_again=getattr(referee, "explained_again", 0),
-        explain_ms_max=_longest_search_s(referee) * 1000,
+        search_ms_max=referee.search_s_max * 1000,
     )
 
 
@@ -184,21 +180,7 @@ def configs(profiles: list[str]) -> list[tuple[str, str, dict[str, Any], int, fl
     ]
 
 
-def _longest_search_s(referee: AnyReferee) -> float:
-    """The longest search of the cups' explanation (CPU seconds): the cases' explain.py, or
-    the one search's longest update."""
-    if isinstance(referee, Tracker):
-        return referee.search_s_max
-    return referee.explain_s_max
-
-
-def main(
-    games: int = 96,
-    profile: str | None = None,
-    verbose: bool = False,
-    referee_kind: str = "search",
-    first: int = 1,
-) -> int:
+def main(games: int = 96, profile: str | None = None, verbose: bool = False, first: int = 1) -> int:
     """Games `first` to `first + games - 1`: game k is the grid's configuration k (in turn)
     with random seed k, whatever game a run starts from, so that a long run can be shared out
     among processes, and games a change was not tuned on held out (issue 12: 96 games were
@@ -208,7 +190,7 @@ def main(
     results: list[HumanGame] = []
     for seed in range(first, first + games):
         config = grid[(seed - 1) % len(grid)]
-        result = play_game(*config[:5], seed=seed, mistakes=config[5], referee_kind=referee_kind)
+        result = play_game(*config[:5], seed=seed, mistakes=config[5])
         results.append(result)
         bad = not result.exact or result.false_flags or result.flagged < len(result.mistakes)
         print(
@@ -259,6 +241,5 @@ def summary(results: list[HumanGame], fast_only: bool = True) -> dict[str, Any]:
         "us_per_frame_cpu_all": round(statistics.median(r.us_per_frame_cpu for r in results), 1)
         if results
         else None,
-        "explained_again": sum(r.explained_again for r in results),
-        "explain_ms_max_cpu": round(max((r.explain_ms_max for r in results), default=0.0), 2),
+        "search_ms_max_cpu": round(max((r.search_ms_max for r in results), default=0.0), 2),
     }

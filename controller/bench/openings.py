@@ -3,11 +3,9 @@
 Both hands sow at once on the 5-pit board (the densest: they meet in the same cups most often),
 each from a random pit of its own row, at 80 and 10 SPS, at a steady tempo (0.3 s a seed) and an
 expert's (0.125 s); then on the 7-pit board at the daemon's simulated tempo (0.25 s), at both
-rates (longer openings: more choices to answer again). A game counts as exact when the belief
-ends as the truth with no flag raised (there is no mistake in these games). It also reports how often the order of two hands had to be
-answered again (tracking/orders.py) and what the longest search cost. `--referee search`
-plays them with the one search (hypotheses.py) instead: it has no order search (answered
-again and searches 0), and its longest search is its longest update.
+rates (longer openings: whose seed fell stays in doubt longer). A game counts as exact when the
+belief ends as the truth with no flag raised (there is no mistake in these games). It also
+reports the referee's longest search (CPU time): the loop waits that long for a frame.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from typing import Any
 
 from controller.sim import parse_scenario
 from controller.simulate import report, run_simulation
-from controller.tracking.hypotheses import Tracker
 
 # (pits, SPS, seconds a seed), in the order played: the seeds follow on from one to the next
 CONFIGURATIONS = (
@@ -31,9 +28,7 @@ CONFIGURATIONS = (
 )
 
 
-def play_opening(
-    rate: int, seconds_per_seed: float, seed: int, pits: int = 5, referee_kind: str = "search"
-) -> dict[str, Any]:
+def play_opening(rate: int, seconds_per_seed: float, seed: int, pits: int = 5) -> dict[str, Any]:
     rng = random.Random(seed)
     scenario = parse_scenario(
         {
@@ -45,51 +40,33 @@ def play_opening(
         },
         f"bench:openings:{seed}",
     )
-    simulation, referee = run_simulation(scenario, referee_kind)
+    simulation, referee = run_simulation(scenario)
     result = report(simulation, referee)
     same = all(result["truth"][k] == result["belief"][k] for k in ("pits", "stores", "hand"))
-    outcome = {"exact": same and not result["flags"], "flagged": bool(result["flags"])}
-    if isinstance(referee, Tracker):
-        # (One search, run on every event: its longest run, CPU time.)
-        return {
-            **outcome,
-            "answered_again": 0,
-            "searches": 0,
-            "search_ms": 0.0,
-            "longest_search_ms": referee.search_s_max * 1000,
-        }
-    search = referee.orders
-    assert search is not None
     return {
-        **outcome,
-        "answered_again": search.taken_back,
-        "searches": search.searches,
-        "search_ms": search.search_s * 1000,
-        "longest_search_ms": search.longest_search_s * 1000,
+        "exact": same and not result["flags"],
+        "flagged": bool(result["flags"]),
+        "longest_search_ms": referee.search_s_max * 1000,
     }
 
 
-def main(games: int = 100, verbose: bool = False, referee_kind: str = "search") -> int:
+def main(games: int = 100, verbose: bool = False) -> int:
     summary: dict[str, Any] = {}
     seed = 0
     for pits, rate, tempo in CONFIGURATIONS:
         results = []
         for _ in range(games):
             seed += 1
-            result = play_opening(rate, tempo, seed, pits, referee_kind)
+            result = play_opening(rate, tempo, seed, pits)
             results.append(result)
             if verbose or not result["exact"]:
                 line = json.dumps(result)[:200]
                 print(f"# seed {seed} {pits} pits {rate} SPS {tempo} s/seed: {line}")
-        searches = sum(r["searches"] for r in results)
         name = f"{rate}sps_{tempo}s" if pits == 5 else f"{pits}pits_{rate}sps_{tempo}s"
         summary[name] = {
             "games": len(results),
             "exact": sum(r["exact"] for r in results),
             "flagged": sum(r["flagged"] for r in results),
-            "answered_again": sum(r["answered_again"] for r in results),
-            "searches": searches,
-            "search_ms_mean": round(sum(r["search_ms"] for r in results) / max(1, searches), 1),
             "search_ms_max": round(max(r["longest_search_ms"] for r in results), 1),
         }
     print(json.dumps(summary))

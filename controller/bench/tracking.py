@@ -34,7 +34,8 @@ from controller.sim import (
 )
 from controller.sim.player import InjectedMistake
 from controller.stats import percentile
-from controller.tracking.session import STARTERS, AnyReferee, latencies_ms
+from controller.tracking.hypotheses import Tracker
+from controller.tracking.session import latencies_ms, start_referee
 
 PRESETS = ("congkak", "kalah", "oware")
 SEEDS = (("marbles", 0.03), ("natural", 0.15))
@@ -63,7 +64,6 @@ def play_game(
     seconds_per_seed: float,
     seed: int,
     mistake: str | None = None,
-    referee_kind: str = "search",
 ) -> GameResult:
     scenario = parse_scenario(
         {
@@ -92,7 +92,7 @@ def play_game(
         player.play(rng.choice(game.legal_moves()))
         move += 1
     world.schedule(player.actions, relative=False)
-    referee, us_per_frame = run_referee(simulation, time.perf_counter, referee_kind)
+    referee, us_per_frame = run_referee(simulation, time.perf_counter)
     exact = ends_exact(simulation, referee)
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
     delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
@@ -111,17 +111,13 @@ def play_game(
     )
 
 
-def run_referee(
-    simulation: Simulation, clock: Callable[[], float], referee_kind: str = "search"
-) -> tuple[AnyReferee, float]:
+def run_referee(simulation: Simulation, clock: Callable[[], float]) -> tuple[Tracker, float]:
     """The referee over every frame of a planned simulation, as the daemon would run it, and
-    its cost in microseconds per 16-cell frame on `clock` (wall or CPU time). `referee_kind`
-    names the referee (`STARTERS`: today's cases, or the one search of hypotheses.py)."""
+    its cost in microseconds per 16-cell frame on `clock` (wall or CPU time)."""
     world = simulation.world
     source = simulation.source()
     calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    start = STARTERS[referee_kind]
-    referee = start(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
+    referee = start_referee(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
     spent = 0.0
     frames = 0
     while (frame := source.read(None)) is not None:
@@ -132,7 +128,7 @@ def run_referee(
     return referee, spent / max(1, frames) * 1e6 * 16 / len(world.board.cells)
 
 
-def ends_exact(simulation: Simulation, referee: AnyReferee) -> bool:
+def ends_exact(simulation: Simulation, referee: Tracker) -> bool:
     """The referee knows where every seed is at the end, and that the game is over."""
     truth = simulation.world.truth()
     belief = referee.belief()
@@ -150,7 +146,7 @@ def seen_from(mistake: InjectedMistake, landings: list[Any]) -> float:
     return min(later) if later else mistake.t
 
 
-def flag_delay(mistake: InjectedMistake, referee: AnyReferee, landings: list[Any]) -> float | None:
+def flag_delay(mistake: InjectedMistake, referee: Tracker, landings: list[Any]) -> float | None:
     """Seconds from the mistake to the first flag of its kind at its place being shown
     (None: none). A flag renamed to it (a wrong pit found to be a seed lost before it) shows
     it from the rename on: its light moved then."""
@@ -179,7 +175,7 @@ def configs() -> list[tuple[str, dict[str, Any], float]]:
     return out
 
 
-def main(rounds: int = 1, verbose: bool = False, referee_kind: str = "search") -> int:
+def main(rounds: int = 1, verbose: bool = False) -> int:
     results: list[GameResult] = []
     kinds = itertools.cycle(MISTAKE_KINDS)
     seed = 0
@@ -187,7 +183,7 @@ def main(rounds: int = 1, verbose: bool = False, referee_kind: str = "search") -
         for variant, sensors, tempo in configs():
             for mistake in (None, next(kinds)):
                 seed += 1
-                result = play_game(variant, sensors, tempo, seed, mistake, referee_kind)
+                result = play_game(variant, sensors, tempo, seed, mistake)
                 results.append(result)
                 bad = (
                     not result.exact

@@ -1,6 +1,6 @@
 """One search over what the hands did: the cups' motions explained by due steps and touches.
 
-The referee (issue 12): one mechanism in place of the cases of `referee.py`. A **motion** is a
+The referee (issue 12: one mechanism, where a case per scenario was before). A **motion** is a
 cup moving, from the detector's onset to its settling (a cup that moves again within `HOLD_S`
 had only paused: fingers brushing it). Every motion is explained by one choice, each a branch:
 
@@ -130,7 +130,7 @@ NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: L
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
 UNSEEN_RISE_SEEDS = 0.25
-LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (referee.py)
+LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (SIMULATION.md ring)
 # ... but not while the table is knocked: every cell sees the knock (SIMULATION.md's `bump`),
 # so most cells beginning to move within KNOCK_S of each other are a knock, and a cup moving
 # then has its peak from it (bench humans game 39: a hand coming to rest on a cup as the table
@@ -155,7 +155,7 @@ STRUCK_TOUCH_COST = 7.0
 NEXT_CUP_TOUCH_COST = 6.0
 LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a forearm
 # -- what a cup's level may be off --------------------------------------------------------------
-SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved (explain.py)
+SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved
 CALIBRATION = 0.03  # a cell's gain error
 MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a spread
 WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from it (`_whole`)
@@ -1332,30 +1332,9 @@ class Tracker:
         `known`: seeds among those that came whose weight was seen (count, grams)."""
         assert motion.after_g is not None
         m = self.seed_g
-        cv = self.seeds.cv()
         d = after - before
-        seeds_before = motion.before_g - touch_was[0]
-        unknown = d - known[0]
-        changed = abs(unknown)  # (seeds of the nominal weight, whose cell's gain may be off)
-        if unknown < 0 and not known[0] and after >= 0:
-            # Seeds taken: those left are a share of the cup's own, by count, and their weight
-            # is the surer the fewer stay or go. (An empty cup reads its tare, however many
-            # left it: with their spread it took a seed left behind by a hand that lifted part
-            # of a pit for noise, bench tracking, 6 of 6 not_all_lifted. From the seeds'
-            # nominal weight, one seed left of thirteen light ones was predicted at 2.5 g,
-            # and fitted an empty cup: a daemon opening at 10 SPS.)
-            # (The cell's gain is in both its levels.)
-            predicted = seeds_before * after / before
-            spread_seeds, changed = after * changed / before, 0
-        else:
-            predicted = seeds_before + unknown * m + known[1]
-            spread_seeds = changed
-        # (Seeds weighed on another cell: both cells' gain errors.)
-        sigma = math.sqrt(
-            (SIGMA0_SEEDS * m) ** 2
-            + spread_seeds * (cv * m) ** 2
-            + (CALIBRATION * changed * m) ** 2
-            + 2 * (CALIBRATION * known[1]) ** 2
+        predicted, sigma = self._expected_level(
+            motion.before_g - touch_was[0], before, after, known
         )
         residual = motion.after_g - predicted
         # The touch stays (the level shows only the seeds' change), or it lifted (and shows
@@ -1378,6 +1357,36 @@ class Tracker:
             elif hand_struck:
                 total += STRUCK_TOUCH_COST
         return total, touch
+
+    def _expected_level(
+        self, seeds_g: float, before: int, after: int, known: tuple[int, float]
+    ) -> tuple[float, float]:
+        """Where a cup that held `before` seeds weighing `seeds_g` should settle with `after`,
+        and how far off it may be (grams): `known` seeds among those that came were weighed
+        elsewhere (count, grams)."""
+        m, cv = self.seed_g, self.seeds.cv()
+        unknown = after - before - known[0]
+        changed = abs(unknown)  # (seeds of the nominal weight, whose cell's gain may be off)
+        if unknown < 0 and not known[0] and after >= 0:
+            # Seeds taken: those left are a share of the cup's own, by count, and their weight
+            # is the surer the fewer stay or go; the cell's gain is in both its levels. (An
+            # empty cup reads its tare, however many left it: with their spread it took a seed
+            # left behind by a hand that lifted part of a pit for noise, bench tracking, 6 of 6
+            # not_all_lifted. From the seeds' nominal weight, one seed left of thirteen light
+            # ones was predicted at 2.5 g, and fitted an empty cup: a daemon opening, 10 SPS.)
+            predicted = seeds_g * after / before
+            spread_seeds, changed = after * changed / before, 0
+        else:
+            predicted = seeds_g + unknown * m + known[1]
+            spread_seeds = changed
+        # (Seeds weighed on another cell: both cells' gain errors.)
+        sigma = math.sqrt(
+            (SIGMA0_SEEDS * m) ** 2
+            + spread_seeds * (cv * m) ** 2
+            + (CALIBRATION * changed * m) ** 2
+            + 2 * (CALIBRATION * known[1]) ** 2
+        )
+        return predicted, sigma
 
     def _count(self, game: StepFollower, ledger: tuple[Entry, ...], cell: int) -> int:
         """Seeds in the cup, by the game and the ledger."""

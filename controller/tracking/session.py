@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from controller.board import BoardMapping
 from controller.rules import Place, Position, Rules, StepFollower, StepKind
@@ -19,11 +19,7 @@ from controller.sensing.frames import Frame, SampleSource
 from controller.stats import summary
 
 from .hypotheses import Tracker
-from .referee import Referee
 from .seeds import estimate_seed_mass
-
-AnyReferee = Tracker | Referee  # (the one search, and the cases it replaced: issue 12)
-R = TypeVar("R", Referee, Tracker)
 
 STARTUP_S = 0.5  # the board at rest before play, to read its levels
 POWER_UP_SAMPLES = 4  # the HX711 needs 4 samples after power-up
@@ -115,37 +111,12 @@ def start_referee(
 ) -> Tracker:
     """The referee (the one search of hypotheses.py) on `source`, started from the board at
     rest (the start layout by default)."""
-    return _started(Tracker, source, calibration, rules, mapping, rate_sps, follower)
-
-
-def start_cases(
-    source: SampleSource,
-    calibration: list[tuple[float, float]],
-    rules: Rules,
-    mapping: BoardMapping,
-    rate_sps: float,
-    follower: StepFollower | None = None,
-) -> Referee:
-    """The referee of cases the search replaced (referee.py), started as `start_referee` is:
-    for the benches' comparison, until it is deleted (issue 12)."""
-    return _started(Referee, source, calibration, rules, mapping, rate_sps, follower)
-
-
-def _started(
-    make: type[R],
-    source: SampleSource,
-    calibration: list[tuple[float, float]],
-    rules: Rules,
-    mapping: BoardMapping,
-    rate_sps: float,
-    follower: StepFollower | None,
-) -> R:
     follower = follower or StepFollower.new(rules)
     startup = read_startup(source, calibration, rules, mapping, follower.position(), rate_sps)
     detector = BoardDetector(
         calibration, rate_sps=rate_sps, seed_g=startup.seed_g, noise_g=startup.noise_g
     )
-    referee = make(
+    referee = Tracker(
         rules, mapping, detector, startup.seed_g, follower=follower, start_cv=startup.seed_cv
     )
     referee.start_levels(startup.levels_g)
@@ -155,11 +126,7 @@ def _started(
     return referee
 
 
-# The referees a bench may run: the one search, and the cases it replaced.
-STARTERS: dict[str, Callable[..., AnyReferee]] = {"search": start_referee, "cases": start_cases}
-
-
-def run_frames(referee: AnyReferee, frames: Iterator[Frame]) -> int:
+def run_frames(referee: Tracker, frames: Iterator[Frame]) -> int:
     count = 0
     for frame in frames:
         referee.process(frame)
@@ -167,7 +134,7 @@ def run_frames(referee: AnyReferee, frames: Iterator[Frame]) -> int:
     return count
 
 
-def latencies_ms(referee: AnyReferee, landings: list[tuple[float, Any, int]]) -> list[float]:
+def latencies_ms(referee: Tracker, landings: list[tuple[float, Any, int]]) -> list[float]:
     """From each seed's true landing to the referee taking that sow (the next place lit)."""
     by_place: dict[Any, list[float]] = {}
     for t, place, _hand in landings:

@@ -1,6 +1,5 @@
-"""What a referee tells: the steps it recognised, the flags it raised, where it believes every
-seed is. Shared by both referees (the cases of referee.py, the one search of hypotheses.py) and
-read by the daemon, the journal and the benches.
+"""What the referee tells: the steps it recognised, the flags it raised, where it believes every
+seed is. Read by the daemon, the journal and the benches.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ def test_a_clean_expert_game_at_ten_samples_per_second_ends_exact_without_flags(
     assert result.exact and result.flags == []
 
 
-# What the referee does not yet flag in time in this game, and why (issue 12: the one search took
-# over from the cases, which flagged both).
+# What the referee does not yet flag in time in this game, and why (issue 12: the cases the one
+# search replaced flagged both).
 NOT_YET = {
     "extra_seed": "two seeds let go together, one of half a seed's weight, read as one heavy",
     "not_all_lifted": "first flagged as the wrong pickup, withdrawn, then named: not in time",

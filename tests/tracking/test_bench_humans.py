@@ -111,7 +111,7 @@ def test_a_run_from_a_later_game_plays_the_games_of_a_run_from_the_first(
     run starts with, so runs can share out the 600 games, or hold some out."""
     played: list[tuple[object, ...]] = []
 
-    def play(*config: object, seed: int, mistakes: bool, referee_kind: str) -> object:
+    def play(*config: object, seed: int, mistakes: bool) -> object:
         played.append((*config, seed, mistakes))
         return humans.HumanGame(f"game {seed}", "child", "kalah", 80, True, [], 0, [], 0)
 

@@ -255,33 +255,6 @@ def test_a_hands_load_ramping_for_seconds_is_no_noise() -> None:
     assert detector.noisy
 
 
-def test_a_copy_of_a_board_detector_goes_on_as_the_original_and_leaves_it_alone() -> None:
-    # Copies replay frames another way (tracking/orders.py): a copy taken mid-landing, at
-    # 10 SPS (ramps, loads and refinement buffers in use) and 80, must give the events an
-    # untouched detector gives, and feeding a copy other readings must not move the original.
-    for rate in (10, 80):
-        trace = noisy(hx711(landing(30.0) + landing(30.0 + SEED)))
-        frames = [(k / rate, (round(g * 1000), 0)) for k, g in enumerate(trace)]
-
-        def fresh(rate: int = rate) -> BoardDetector:
-            return BoardDetector([(0.0, 1000.0), (0.0, 1000.0)], rate_sps=rate, seed_g=SEED)
-
-        untouched = fresh()
-        expected = [untouched.update(t, raw).events for t, raw in frames]
-        board = fresh()
-        half = 23  # two samples into the first landing
-        for t, raw in frames[:half]:
-            board.update(t, raw)
-        ahead = board.copy()
-        other = board.copy()
-        for t, _ in frames[half : half + 10]:
-            other.update(t, (0, 400_000))  # this copy sees quite another board
-        for detector in (board, ahead):
-            events = [detector.update(t, raw).events for t, raw in frames[half:]]
-            assert events == expected[half:]
-        assert any(expected[half:])
-
-
 def test_seeds_lifted_and_put_back_show_as_a_dip_though_a_press_is_the_largest_excursion() -> None:
     # A seed taken from a cup of 30 g with the fingers pressing on it (14 g), and put back a
     # moment later: the cup settles where it was, its peak is the press, its trough the seed.

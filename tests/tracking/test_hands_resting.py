@@ -7,17 +7,11 @@ just sown taken for the hand taking its stray seed back.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
-from controller.bench import humans
-from controller.rules import StepKind
-from controller.sim import build_simulation, load_scenario, parse_scenario
-from controller.sim.human import PROFILES
+from controller.sim import load_scenario
 from controller.simulate import report, run_simulation
-from controller.tracking.referee import Referee
-from controller.tracking.session import start_cases
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -83,46 +77,3 @@ def test_a_pit_lifted_in_two_handfuls_is_no_mistake_while_the_second_is_lifted()
     # in a pit are a mistake once the hand sows on without them, not while they are lifted.
     result = _run("humans_congkak_10sps_second_handful_while_sowing")
     assert result["flags"] == []
-
-
-def test_a_capture_taken_back_awaits_no_seeds_at_the_store() -> None:
-    # Kalah at 10 SPS, bench humans game 418 as the bench plays it (its scenario file does not
-    # replay the same seed masses): a forearm leans on [1, 3] to the store for 0.8 s while the
-    # hand sows; its rise and fall were taken for the last seed and its capture at 176.9 s,
-    # and taken back at 177.2 s. The capture's seeds on their way to the store went with it:
-    # left waiting, the next capture's seeds (180.4 s) ended them instead, and that capture
-    # awaited seeds already in the store until the board was next at rest. (The cases' own
-    # account of carried seeds: the search keeps them in its ledger, with the capture.)
-    grid = humans.configs(sorted(PROFILES))
-    profile, variant, options, rate, cv, mistakes = grid[(418 - 1) % len(grid)]
-    assert (profile, variant, rate) == ("child", "kalah", 10)
-    sensors = {"rate_sps": rate, "seed_cv": cv, "ring_ms": 60, "glitch_rate": 1e-4}
-    sensors |= {"noise_g": 0.02, "calibration_error": 0.02, "random_seed": 418}
-    simulation = build_simulation(
-        parse_scenario(
-            {
-                "variant": variant,
-                "options": options,
-                "sensors": sensors,
-                "player": {"profile": profile},
-            },
-            "bench humans game 418",
-        )
-    )
-    world, player = simulation.world, simulation.player
-    humans.plan_game(player, random.Random(418), mistakes)
-    world.schedule([*player.actions, *player.touches()], relative=False)
-    source = simulation.source()
-    calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-    referee = start_cases(source, calibration, world.rules, world.mapping, rate)
-    taken_back = False
-    while (frame := source.read(None)) is not None and frame.t < 180.0:
-        referee.process(frame)
-        taken_back = taken_back or (frame.t > 177.0 and not _capture_since(referee, 176.0))
-        if frame.t > 177.5:
-            assert referee.carries == [], f"at {frame.t:.2f} s"
-    assert taken_back
-
-
-def _capture_since(referee: Referee, t: float) -> bool:
-    return any(r.t > t and r.step.kind is StepKind.CAPTURE for r in referee.steps)

@@ -1,15 +1,12 @@
-"""The one search (controller/tracking/hypotheses.py), built beside the cases to replace them.
-
-What it already does as the cases do: whole games followed exactly at both rates (the
-congkak opening's two hands included), a finger, a press and a knock taken for no seeds, the
-mistakes of the flag scenarios flagged at their place, captured seeds followed by their weight
-into the store.
+"""The referee's one search (controller/tracking/hypotheses.py): whole games followed exactly at
+both rates (the congkak opening's two hands included), a finger, a press and a knock taken for
+no seeds, the mistakes of the flag scenarios flagged at their place, captured seeds followed by
+their weight into the store, and every scenario file ending as the truth with its flags.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,7 @@ from controller.bench import tracking
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
 from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.tracking.hypotheses import Entry, Hypothesis, Taken, Tracker
-from controller.tracking.session import start_cases, start_referee
+from controller.tracking.session import start_referee
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -40,45 +37,6 @@ def _follow(scenario: Any) -> tuple[dict[str, Any], Tracker]:
     return world.truth(), tracker
 
 
-def _both(name: str, every_s: float) -> list[tuple[tuple[Any, ...], tuple[Any, ...], float]]:
-    """Both referees on one scenario, side by side (two runs of the same simulated board, so
-    the same frames): every `every_s` of board time and at the end, what each tells the
-    daemon (phase, what comes next, the lights)."""
-    runs = []
-    for start in (start_cases, start_referee):
-        simulation = build_simulation(load_scenario(SCENARIOS / f"{name}.json"))
-        world = simulation.world
-        source = simulation.source()
-        calibration = [(c.offset, c.counts_per_g) for c in world.user_calibration()]
-        referee = start(source, calibration, world.rules, world.mapping, world.nominal_rate_sps)
-        runs.append((source, referee))
-    places = [world.rules.place(k) for k in range(len(world.rules.start_board()))]
-    seen = []
-    next_t = 0.0
-    while True:
-        frames = [source.read(None) for source, _ in runs]
-        if frames[0] is None or frames[1] is None:
-            break
-        assert frames[0].t == frames[1].t
-        for frame, (_, referee) in zip(frames, runs, strict=True):
-            referee.process(frame)
-        still = all(r.detector.at_rest() and frames[0].t - r.last_activity >= 0.5 for _, r in runs)
-        if still and frames[0].t >= next_t:
-            seen.append((_told(runs[0][1], places), _told(runs[1][1], places), frames[0].t))
-            next_t = frames[0].t + every_s
-    seen.append((_told(runs[0][1], places), _told(runs[1][1], places), math.inf))
-    return seen
-
-
-def _told(referee: Any, places: list[Any]) -> tuple[Any, ...]:
-    return (
-        referee.phase(),
-        referee.expected_kind(),
-        referee.expected_places(),
-        referee.guidance_state(places),
-    )
-
-
 def _exact(truth: dict[str, Any], tracker: Tracker) -> bool:
     belief = tracker.belief()
     return all(truth[key] == belief[key] for key in ("pits", "stores", "hand"))
@@ -89,7 +47,7 @@ def _exact(truth: dict[str, Any], tracker: Tracker) -> bool:
 @pytest.mark.parametrize("seed", [0, 3, 16, 34])
 def test_whole_games_are_followed_exactly_without_a_flag(seed: int) -> None:
     variant, sensors, tempo = tracking.configs()[seed % len(tracking.configs())]
-    result = tracking.play_game(variant, sensors, tempo, seed, referee_kind="search")
+    result = tracking.play_game(variant, sensors, tempo, seed)
     assert result.exact, result.config
     assert result.flags == []
 
@@ -97,7 +55,7 @@ def test_whole_games_are_followed_exactly_without_a_flag(seed: int) -> None:
 def test_the_next_place_is_lit_on_a_seeds_first_samples_at_80_sps() -> None:
     variant, sensors, tempo = tracking.configs()[3]
     assert sensors["rate_sps"] == 80
-    result = tracking.play_game(variant, sensors, tempo, 3, referee_kind="search")
+    result = tracking.play_game(variant, sensors, tempo, 3)
     latencies = sorted(result.latencies)
     assert len(latencies) > 100
     assert latencies[len(latencies) // 2] < 20.0  # ms: the seed's first or second sample
@@ -166,20 +124,6 @@ def test_captured_seeds_are_followed_into_the_store_by_their_weight() -> None:
     assert tracker.leader.ledger == ()  # nothing left in a hand on its way to the store
 
 
-@pytest.mark.parametrize("name", ["congkak_relay", "kalah_end_sweep", "flag_wrong_pit"])
-def test_the_daemon_is_told_what_the_cases_tell_it_once_the_cups_are_at_rest(name: str) -> None:
-    # The daemon's contract (phase, the next steps' kind and places, the lights' state): where
-    # both referees follow a scenario alike, they tell the daemon alike. Compared each second
-    # the cups are still for both (while a cup moves, the search may lead with another guess
-    # until it settles), and at the end.
-    told = _both(name, every_s=1.0)
-    assert len(told) > 3
-    for cases, search, t in told:
-        if cases[0] == search[0] == "blocked":
-            continue  # (a flag waits: compared by the flag tests)
-        assert cases == search, f"{name} at {t:.2f} s"
-
-
 def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> None:
     # `Hypothesis.but` names every field itself (the search makes some hundred thousand a
     # game, and `replace` looks at the fields each time): a field added must be added there.
@@ -212,10 +156,8 @@ def test_a_hypothesis_changed_in_part_is_the_same_as_dataclasses_replace() -> No
         whole.but(costs=1.0)  # (a misspelt field)
 
 
-# What every scenario file ends with: the cases' flags, which each scenario's own tests hold
-# right (tests/tracking/test_scenarios.py), and none where none is listed. (Not
-# finger_on_the_next_cup_with_the_seed_10sps: the cases flag a finger there, see
-# test_hands_on_the_cups_are_no_seeds.)
+# What every scenario file ends with: its flags, which each scenario's own tests hold right
+# (tests/tracking/test_scenarios.py), and none where none is listed.
 FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_extra_seed": [("extra_seed", [0, 3])],
     "flag_extra_seed_mid_lap_10sps": [("extra_seed", [0, 3])],
@@ -261,11 +203,7 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("seed_lost", [0, 2]),
     ],
 }
-SCENARIO_FILES = sorted(
-    p.stem
-    for p in SCENARIOS.glob("*.json")
-    if p.stem != "finger_on_the_next_cup_with_the_seed_10sps"
-)
+SCENARIO_FILES = sorted(p.stem for p in SCENARIOS.glob("*.json"))
 
 
 @pytest.mark.parametrize("name", SCENARIO_FILES)

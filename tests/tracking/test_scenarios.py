@@ -17,7 +17,8 @@ from controller.rules import Game, Place, Step, StepKind
 from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.sim.world import GRAB_S
 from controller.simulate import report, run_simulation
-from controller.tracking.session import AnyReferee, start_referee
+from controller.tracking.hypotheses import Tracker
+from controller.tracking.session import start_referee
 from controller.tracking.verdicts import RecognisedStep
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -467,7 +468,7 @@ def test_a_journal_kept_from_the_referees_changes_ends_with_its_steps(path: Path
 
 def _journal_from_changes(
     scenario: Any,
-) -> tuple[list[RecognisedStep], list[RecognisedStep], AnyReferee]:
+) -> tuple[list[RecognisedStep], list[RecognisedStep], Tracker]:
     """The referee over a scenario's frames, a journal kept as the daemon keeps it: after
     each frame, `changes` says how many of its steps stand and which come after."""
     simulation = build_simulation(scenario)
