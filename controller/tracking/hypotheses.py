@@ -6,15 +6,15 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
 
 - **due steps** of either hand, from the rules' `StepFollower` (never a rule written again),
   ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
-  those of the motions that began before this one settled, up to `SEQUENCE_MAX` in all (a seed
-  and the relay pickup after it; a pit lifted by one hand and sown into by the other's seed a
+  those of the motions that began before this one settled, up to `SEQUENCE_MAX` in all
+  (`OPENING_SEQUENCE_MAX` while both hands sow) (a seed and the relay pickup after it; a pit lifted by one hand and sown into by the other's seed a
   moment later, the other hand's steps between: each step is read from its own cup's motion).
   A seed sown before a lift in the same motion raises the cup first: a lift that never rose
   is no seed and then the lift (`_unseen_rise`); a step at a cup's later motion, passing an
   earlier one of it that rose by seeds, is a little less likely (`_passed_over`); a cup's
   waiting motion is scored before a later motion of it takes a step (`_settled_before`);
 - **nothing**: a brush, a knock, a press that went away (the cup settles where it was); seeds
-  lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by half a seed on the
+  lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by `DIP_SEEDS` on the
   way (not while the table is knocked: it rings every cup down as well as up)
   (a dip with due steps is a seed of the ledger taken back as the hand sows that cup);
 - a **touch**: a finger, palm or forearm that stays on the cup, its weight fitted, `TOUCH_COST`
@@ -119,13 +119,16 @@ TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`_off_beat`)
 # A seed lost off the board: rarer than one in the wrong pit (a hop into the next cup among
 # them), which it ties with on the cups until the hand's tempo or its last seed tells them
-# apart (bench humans: 196 seeds in a wrong pit, 49 lost, on games 97 to 300 at 10 SPS)
+# apart (bench humans: 196 seeds in a wrong pit, 49 lost, on games 97 to 300 at 10 SPS: the
+# log of their ratio is 1.4; a round 1, less than MARGIN, so that the tempo still decides)
 LOST_COST = MISTAKE_COST + 1.0
-# A seed lost off the board where its cup struck and fell back since the hand's last seed:
+# A seed lost off the board where its cup struck and fell back since the hand's last step:
 # that is the seed hopping on into another cup (SIMULATION.md's `bounce`: it strikes at 2 to
 # 4 times its weight for 20 ms), seen as a wrong pit there. ...
 STRUCK_LOST_COST = 3.0
-STRIKE_SEEDS = 0.3  # ... a strike rises this many seeds at least (10 SPS: a fifth of 20 ms)
+# ... a strike rises this many seeds at least (at 10 SPS its 20 ms are a fifth of a reading: a
+# strike of 2 to 4 seeds shows as 0.4 to 0.8)
+STRIKE_SEEDS = 0.3
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
@@ -190,26 +193,27 @@ FAST_SLACK_S = 0.03
 # 15.60 to 15.80 s after a pickup and five seeds at cups that began to move later: seven steps;
 # game 259, oware: eight; 436: ten, and the capture). At 6 the first two lost the truth for good
 # (124 and 16 false flags); at 8 on games 97 to 300 the same CPU a frame, and the longest
-# search 24 -> 42 ms; at 12 rather than 8 the same results there, CPU a frame at 80 SPS 30.7 ->
-# 31.2 us (median), the longest search 32 -> 40 ms, and game 436 (62 false flags) followed.
+# search of the 204 games 24 -> 42 ms (one run); at 12 rather than 8 the same results there,
+# CPU a frame at 80 SPS 30.7 -> 31.2 us (median), the longest search 32 -> 40 ms (another run:
+# the longest moves between runs), and game 436 (62 false flags) followed.
 # (The enumeration follows due steps, at cups that moved: mostly one line, not a tree.) ...
 SEQUENCE_MAX = 12
-# ... but while both hands sow, this many: two hands' steps at near cups make a tree of orders,
-# not a line, and their alternatives crowd the beam (bench openings, 10 SPS 0.125 s a seed:
-# at 12, 98 of 100 and one search of 2.4 s; at 6, 100 and 78 ms)
-OPENING_SEQUENCE_MAX = 6
 # ... with those begun at most this long after it: a grab and the other hand's seed, or a cup
 # that bore a forearm while the hand sowed on and settled only with its own seed (game 17: the
 # due seed 1.3 s after the lean began; at 1.0 s it was a wrong pit). At 2.5 rather than 1.0:
 # the same results and CPU on 24 games at 80 SPS, two false flags fewer on 24 at 10 SPS
 NEAR_MAX_S = 2.5
+# While both hands sow, a motion explains this many steps at most: two hands' steps at near cups
+# make a tree of orders, not a line, and their alternatives crowd the beam (bench openings,
+# 10 SPS 0.125 s a seed: at 12, 98 of 100 and one search of 2.4 s; at 6, 100 of 100 and 82.9 ms)
+OPENING_SEQUENCE_MAX = 6
 SLOW_ONSET_SEEDS = 0.15
 HOLD_S = 0.1
 # A flag names another mistake once the one it names falls this far behind (not on a tie).
 # However long after: the record keeps what went wrong, and `named_t` when it was said.
 RENAME_MARGIN = 0.5
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
-# A cup that fell by a seed and came back: seeds lifted and put back, which a hand does hardly
+# A cup that dipped and came back: seeds lifted and put back, which a hand does hardly
 # ever but to put a mistake right (bench humans game 68: a seed taken back from the wrong pit
 # and the due seed sown there, read as nothing happening to that cup and a seed lost). At
 # 10 SPS a fast hand's seed is out of the cup for two readings at most, and the mean of the
@@ -217,6 +221,10 @@ WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the
 # hand's next sown there 0.2 s later). At 0.35 rather than 0.5 (three times the noise, the
 # cups' SIGMA0_SEEDS), on games 97 to 300: false flags 27 -> 18, flagged in time 555 -> 563.
 DIP_SEEDS = 0.35
+EMPTIED_SEEDS = 0.5  # a cup settled this far below where it began was lifted (`_emptied`)
+# A cup this far over its seeds' strike bore fingers first (`_made_t`): at 0.35 rather than 0.5,
+# one false flag fewer on games 97 to 300 (288: a flag timed from a brush before its seed)
+BRUSHED_SEEDS = 0.35
 LIFTED_BACK_COST = TOUCH_COST
 FIRST_HANDFUL = 0.2  # of a pit's seeds, at the least, in the first of two handfuls
 TWO_HANDFULS_COST = 1.0  # a pit lifted in two handfuls: some hands do, most take it at once
@@ -582,7 +590,7 @@ class Tracker:
         second). With one hand sowing it is the hand's fingers leaving the cup: on 96 bench
         humans games, splitting those too made 62 false flags, nearly all at 80 SPS."""
         assert motion.after_g is not None
-        lifted = motion.after_g - motion.before_g <= -DIP_SEEDS * self.seed_g
+        lifted = motion.after_g - motion.before_g <= -EMPTIED_SEEDS * self.seed_g
         return lifted and _both_sowing(self.leader.game)
 
     # -- the search ---------------------------------------------------------------------------
@@ -709,7 +717,7 @@ class Tracker:
                 yield from self._with_steps(hyp, index, motion, game, (step,), place)
             return
         # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
-        # cup fell by a seed on the way (`LIFTED_BACK_COST`).
+        # cup dipped by DIP_SEEDS on the way (`LIFTED_BACK_COST`).
         lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self._knocked(motion)
         nothing = LIFTED_BACK_COST if lifted_back else 0.0
         paused = self.seeds.count(motion.paused_g)
@@ -723,8 +731,11 @@ class Tracker:
         later = self._near(hyp, index, motion, place)
         settlings = self._settlings(hyp, motion)
         taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
-        depth = OPENING_SEQUENCE_MAX if _both_sowing(hyp.game) else SEQUENCE_MAX
-        for game, steps, elsewhere_at in self._sequences(hyp.game, place, later, (), (), depth):
+        both = _both_sowing(hyp.game)
+        depth = OPENING_SEQUENCE_MAX if both else SEQUENCE_MAX
+        for game, steps, elsewhere_at in self._sequences(
+            hyp.game, place, later, (), (), depth, both
+        ):
             ahead = tuple(dict.fromkeys(elsewhere_at))
             first = self._settled_before(hyp, ahead)
             base = first.but(
@@ -812,40 +823,44 @@ class Tracker:
         place: Place,
         near: list[tuple[int, Place]],
         steps: tuple[Step, ...],
-        ahead: tuple[int, ...],
+        elsewhere_at: tuple[int, ...],
         depth: int,
+        both: bool,
     ) -> Iterator[tuple[StepFollower, tuple[Step, ...], tuple[int, ...]]]:
-        """Due steps that end with one here: steps here (a seed and the relay pickup
-        after it, both hands' seeds), and before them at most one run of steps at each near
-        motion's cup; `ahead` holds the motion each step elsewhere was read from."""
+        """Due steps that end with one here: steps here (a seed and the relay pickup after it,
+        both hands' seeds) and at the near motions' cups, in any order the rules allow, a run
+        of the hand's steps at each of those; `elsewhere_at` holds the motion each step
+        elsewhere was read from. `both`: both hands sow (no relay read with its seed)."""
         if depth == 0:
             return
         for step in game.expected():
             if step.at == place:
                 then = game.copy()
                 then.feed(step)
-                yield then, (*steps, step), ahead
-                yield from self._sequences(then, place, near, (*steps, step), ahead, depth - 1)
+                yield then, (*steps, step), elsewhere_at
+                yield from self._sequences(
+                    then, place, near, (*steps, step), elsewhere_at, depth - 1, both
+                )
                 continue
             # (Any of the cup's near motions: fingers may brush it before its seed comes. A
-            # relay pickup after the hand's seed there is read from the same motion, but not
-            # while both hands sow: bench openings as OPENING_SEQUENCE_MAX, 99 of 100.)
-            again = (
-                step.kind is StepKind.PICKUP
-                and not _both_sowing(game)
+            # relay pickup after the hand's seed there may be read from that seed's motion,
+            # but not while both hands sow: bench openings as OPENING_SEQUENCE_MAX.)
+            others = [k for k, at in near if at == step.at and k not in elsewhere_at]
+            relay = (
+                not both
+                and step.kind is StepKind.PICKUP
                 and bool(steps)
-                and steps[-1].at == step.at != place
+                and steps[-1].at == step.at
                 and steps[-1].player == step.player
             )
-            others = (
-                [ahead[-1]] if again else [k for k, at in near if at == step.at and k not in ahead]
-            )
+            if relay:
+                others = [elsewhere_at[-1], *others]
             if others:
                 then = game.copy()
                 then.feed(step)
             for other in others:
                 yield from self._sequences(
-                    then, place, near, (*steps, step), (*ahead, other), depth - 1
+                    then, place, near, (*steps, step), (*elsewhere_at, other), depth - 1, both
                 )
 
     def _stalled(self, hyp: Hypothesis) -> float:
@@ -1044,7 +1059,7 @@ class Tracker:
                 yield from self._scored(hyp, index, motion, then, (due, step), ledger, prior)
 
     def _struck(self, hyp: Hypothesis, due: Step, index: int) -> bool:
-        """Did the cup `due` is at strike and fall back since the hand's last seed: its seed
+        """Did the cup `due` is at strike and fall back since the hand's last step: its seed
         fell there and hopped on (a bounce), rather than off the board?"""
         assert due.at is not None
         cell = self.cell_of[due.at]
@@ -1157,7 +1172,8 @@ class Tracker:
         )
         if self._level(motion) is None:
             self.moving_in_trail.add(index)
-            yield self._priced_moving(base, index, motion, bool(steps) or bool(prior))
+            # (A spare's edge, a negative prior (`_branches`), explains no more than a settling.)
+            yield self._priced_moving(base, index, motion, bool(steps) or prior > 0)
             return
         yield base
 
@@ -1526,7 +1542,7 @@ class Tracker:
         if motion.after_g is None:
             return motion.onset_t
         change = max(motion.after_g - motion.before_g, 0.0)
-        passed = motion.peak_g - change >= DIP_SEEDS * self.seed_g + LET_GO_RING * change
+        passed = motion.peak_g - change >= BRUSHED_SEEDS * self.seed_g + LET_GO_RING * change
         if not (passed or self.slow):
             return motion.onset_t
         settling_s = self.detector.cells[motion.cell].settle_samples * self.sample_s
