@@ -58,7 +58,7 @@ class HistoryEntry(TypedDict):
 
 
 class RuleEvent(TypedDict):
-    """A rule event of the game for teach mode's explanations (explain.py)."""
+    """A rule event of the game for teach mode's explanations (ruleevents.py)."""
 
     n: int  # the index of the step that shows it, in the game's steps
     kind: str  # relay | capture | extra_turn | pass | sweep

@@ -174,7 +174,7 @@ WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from 
 BEAM = 5
 # ... and while both hands sow (a simultaneous opening), this many: whose seed was whose makes
 # ties that the cups tell apart only later (a capture, a relay), and a narrow beam kept one of
-# them at random. bench openings --referee search, exact of 100 at 5 and 10: 80 SPS 0.125 s a
+# them at random. bench openings (the search), exact of 100 at 5 and 10: 80 SPS 0.125 s a
 # seed 92 -> 99, 10 SPS 0.3 s 95 -> 98, 0.125 s 50 -> 63, 7 pits 80 SPS 98 -> 100, 10 SPS
 # 82 -> 89; bench humans the same. The longest search grew 86 -> 175 ms (10 SPS, 0.125 s).
 # (At 20 it was worse at 10 SPS and 282 ms; the hands' tempo as a prior of whose seed it was

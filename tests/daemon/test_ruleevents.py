@@ -90,7 +90,7 @@ def test_every_relay_capture_extra_turn_and_pass_of_a_congkak_game_is_explained(
         board.stop()
     shown = Counter(e["kind"] for e in seen.values())
     kinds = Counter(s.kind for s in steps)
-    # Counted from the steps, not as explain.py does: every pickup but a move's first is a
+    # Counted from the steps, not as ruleevents.py does: every pickup but a move's first is a
     # relay; a turn with captures is one capture; extra turns and passes are steps of their own.
     assert shown["relay"] == kinds[StepKind.PICKUP] - completed
     assert shown["capture"] == sum(

@@ -60,7 +60,7 @@ def test_a_finger_resting_on_a_cup_settles_back_with_no_change() -> None:
     events = run(detector, noisy(hx711(press)))
     changes = [e.change_g for e in events if isinstance(e, Settled)]
     # A steady finger looks settled while it rests; what matters is that the changes add up
-    # to nothing once it lifts (the referee judges the net change of a cell, see referee.py).
+    # to nothing once it lifts (the referee weighs a motion by its net change: hypotheses.py).
     assert changes and abs(sum(changes)) < 0.1
     assert abs(detector.rest - 30.0) < 0.05  # type: ignore[operator]
 
