@@ -77,7 +77,6 @@ be weighed is a `sensor_fault` (faults.py), and what it did meanwhile is nothing
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 import time
 from collections.abc import Iterator
@@ -94,6 +93,7 @@ from controller.sensing.frames import Frame
 from .faults import SensorWatch
 from .mismatch import REST_S, mismatches
 from .seeds import SeedWeights
+from .tempo import TEMPO_SEEDS, off_beat, off_tempo, usual_gap
 from .verdicts import (
     BOARD_MISMATCH,
     SENSOR_FAULT,
@@ -112,11 +112,6 @@ EXTRA_SEED_COST = 3.0  # each seed more than one let go where none was due
 PENDING_COST = 0.5  # a moving cup left unexplained for now, where a step could explain it
 PAUSED_SEEDS_WITHIN = 0.25  # a pause this near whole seeds is seeds resting (`_branches`)
 PASSED_OVER_COST = 1.0  # a step at a cup's later motion, its earlier one risen (`_passed_over`)
-TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds
-TEMPO_MIN_GAPS = 2  # ... once it has this many gaps in the lap
-TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
-TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most
-OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`_off_beat`)
 # A seed lost off the board: rarer than one in the wrong pit (a hop into the next cup among
 # them), which it ties with on the cups until the hand's tempo or its last seed tells them
 # apart (bench humans: 196 seeds in a wrong pit, 49 lost, on games 97 to 300 at 10 SPS: the
@@ -1075,19 +1070,16 @@ class Tracker:
         return False
 
     def _off_tempo(self, hyp: Hypothesis, player: int, motion: Motion, beats: int) -> float:
-        """-log likelihood that `beats` of the hand's seeds fell in the time since its last
-        seed, by its tempo (the median of its last gaps; a hand's gaps spread by TEMPO_SPREAD,
-        log-normal). A seed lost off the board leaves a beat with no cup moving: the next seed
-        comes two beats after the last, where a seed in the wrong pit comes after one."""
+        """-log likelihood that `beats` of the hand's seeds fell by this motion's onset since
+        its last seed, by its tempo (tempo.py)."""
         times, usual = self._tempo(hyp.last, player)
         if usual is None or motion.onset_t <= times[0]:
             return 0.0
-        z = math.log((motion.onset_t - times[0]) / (beats * usual)) / TEMPO_SPREAD
-        return 0.5 * min(z * z, TEMPO_MAX_COST)
+        return off_tempo(motion.onset_t - times[0], usual, beats)
 
     def _tempo(self, last: Taken | None, player: int) -> tuple[list[float], float | None]:
-        """The onsets of the hand's last seeds of this lap (newest first), and its tempo: the
-        median of their gaps (None: too few yet)."""
+        """The onsets of the hand's last seeds of this lap (newest first), and its tempo
+        (`usual_gap`: None while too few)."""
         times: list[float] = []
         node = last
         while node is not None and len(times) < TEMPO_SEEDS + 1:
@@ -1096,24 +1088,18 @@ class Tracker:
             elif node.step.player == player:
                 break  # a pickup: the tempo of this lap only
             node = node.parent
-        gaps = sorted(a - b for a, b in itertools.pairwise(times))
-        if len(gaps) < TEMPO_MIN_GAPS or gaps[(len(gaps) - 1) // 2] <= 0:
-            return times, None
-        return times, gaps[(len(gaps) - 1) // 2]
+        return times, usual_gap(times)
 
     def _off_beat(self, last: Taken | None, player: int, read: int) -> float:
-        """While both hands sow: -log likelihood of the hand's next seed read from motion
-        `read`, by its tempo, as `_off_tempo`, with the readings' sampling in the spread (at
-        10 SPS an onset is known to a tenth of a second), at most OFF_BEAT_MAX_COST. Both
-        hands' seeds meet in the same cups: which hand's seed a cup took ties on the levels,
-        and a hand sows at its own pace (bench openings, 10 SPS 0.3 s, seed 234: a seed read
-        as the hand's a tenth of a second after its last, at 0.3 s a seed)."""
+        """While both hands sow: the hand's next seed read from motion `read`, by its tempo
+        (`off_beat`). Both hands' seeds meet in the same cups: which hand's seed a cup took
+        ties on the levels, and a hand sows at its own pace (bench openings, 10 SPS 0.3 s,
+        seed 234: a seed read as the hand's a tenth of a second after its last, at 0.3 s a
+        seed)."""
         times, usual = self._tempo(last, player)
         if usual is None:
             return 0.0
-        gap = max(self.motions[read].onset_t - times[0], self.sample_s / 2)
-        z = math.log(gap / usual) / math.hypot(TEMPO_SPREAD, self.sample_s / usual)
-        return min(0.5 * z * z, OFF_BEAT_MAX_COST)
+        return off_beat(self.motions[read].onset_t - times[0], usual, self.sample_s)
 
     def _mistake_kind(
         self, game: StepFollower, place: Place, change: int

@@ -1,0 +1,62 @@
+"""A hand's tempo: how likely its next seed is so long after its last (the search's priors of
+time, hypotheses.py).
+
+A hand sows at its own pace: the gaps between its seeds' onsets spread about their median by
+`TEMPO_SPREAD` (log-normal: 30 % jitter, and pauses). The costs are negative log likelihoods
+(natural log), as the search's. Pure functions of times in seconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds ...
+TEMPO_MIN_GAPS = 2  # ... once it has this many gaps in the lap
+TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
+TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
+OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
+
+
+def usual_gap(onsets: list[float]) -> float | None:
+    """The hand's tempo: the median gap between the onsets of its last seeds (newest first);
+    None while it has fewer than TEMPO_MIN_GAPS gaps, or seeds at one instant.
+
+    >>> usual_gap([3.0, 2.5, 2.0, 1.4])
+    0.5
+    >>> usual_gap([3.0, 2.5]) is None
+    True
+    """
+    gaps = sorted(a - b for a, b in itertools.pairwise(onsets))
+    if len(gaps) < TEMPO_MIN_GAPS or gaps[(len(gaps) - 1) // 2] <= 0:
+        return None
+    return gaps[(len(gaps) - 1) // 2]
+
+
+def off_tempo(gap_s: float, usual_s: float, beats: int) -> float:
+    """-log likelihood that `beats` of the hand's seeds fell in `gap_s` since its last, at a
+    tempo of `usual_s` a seed. A seed lost off the board leaves a beat with no cup moving: the
+    next seed comes two beats after the last, where a seed in the wrong pit comes after one.
+
+    >>> off_tempo(1.0, 0.5, beats=2)
+    0.0
+    >>> round(off_tempo(1.0, 0.5, beats=1), 2)
+    1.96
+    """
+    z = math.log(gap_s / (beats * usual_s)) / TEMPO_SPREAD
+    return 0.5 * min(z * z, TEMPO_MAX_COST)
+
+
+def off_beat(gap_s: float, usual_s: float, sample_s: float) -> float:
+    """While both hands sow: -log likelihood of a hand's next seed `gap_s` after its last, as
+    `off_tempo`, with the readings' sampling in the spread (at 10 SPS an onset is known to a
+    tenth of a second), at most OFF_BEAT_MAX_COST.
+
+    >>> off_beat(0.3, 0.3, 0.0125)
+    0.0
+    >>> off_beat(0.1, 0.3, 0.1)
+    1.0
+    """
+    gap = max(gap_s, sample_s / 2)
+    z = math.log(gap / usual_s) / math.hypot(TEMPO_SPREAD, sample_s / usual_s)
+    return min(0.5 * z * z, OFF_BEAT_MAX_COST)
