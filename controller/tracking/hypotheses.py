@@ -7,8 +7,9 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
 - **due steps** of either hand, from the rules' `StepFollower` (never a rule written again),
   ending with one at this cup: a seed sown, a pit lifted, a capture or sweep taken; with
   those of the motions that began before this one settled, up to `SEQUENCE_MAX` in all
-  (`OPENING_SEQUENCE_MAX` while both hands sow) (a seed and the relay pickup after it; a pit lifted by one hand and sown into by the other's seed a
-  moment later, the other hand's steps between: each step is read from its own cup's motion).
+  (`OPENING_SEQUENCE_MAX` while both hands sow): a seed and the relay pickup after it; a pit
+  lifted by one hand and sown into by the other's seed a moment later, the other hand's steps
+  between (each step is read from its own cup's motion).
   A seed sown before a lift in the same motion raises the cup first: a lift that never rose
   is no seed and then the lift (`_unseen_rise`); a step at a cup's later motion, passing an
   earlier one of it that rose by seeds, is a little less likely (`_passed_over`); a cup's
@@ -1060,12 +1061,9 @@ class Tracker:
         cell = self.cell_of[due.at]
         since = next((n.motion for n in _newest_first(hyp.last) if n.step.player == due.player), -1)
         for motion in self.motions[since + 1 : index]:
-            level = self._level(motion)
-            if motion.cell != cell or level is None:
+            if motion.cell != cell or motion.peak_g < STRIKE_SEEDS * self.seed_g:
                 continue
-            if motion.peak_g >= STRIKE_SEEDS * self.seed_g and not round(
-                self.seeds.count(level - motion.before_g)
-            ):
+            if self._seeds_seen(motion)[:1] == [0]:  # (held, and back where it was)
                 return True
         return False
 

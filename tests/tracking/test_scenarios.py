@@ -927,3 +927,28 @@ def test_a_finger_of_two_seeds_weight_on_the_cup_just_sown_is_no_seed() -> None:
     assert result["flags"] == []
     assert len(result["steps"]) == 7
     _same_as_truth(result)
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_seed_that_hops_from_its_cup_into_the_next_is_flagged_where_it_lies(rate: int) -> None:
+    """SIMULATION.md `bounce`: the hand's fourth seed, due in [0, 4], strikes it and hops into
+    [0, 5]. On the cups that ties with the seed lost off the board and the next one sown in
+    [0, 5]; but a lost seed strikes no cup, and is the rarer mistake (hypotheses.py
+    `STRUCK_LOST_COST`, `LOST_COST`): a wrong pit where the seed lies, not a seed lost at the
+    gap. (Before them, a seed lost at [0, 4] at both rates.)"""
+    t, actions = 1.0, [{"t": 1.0, "action": "grab", "at": [0, 0]}]
+    for pit in (1, 2, 3):
+        t += 0.2
+        actions.append({"t": t, "action": "drop", "at": [0, pit]})
+    t += 0.2
+    actions.append({"t": t, "action": "bounce", "at": [0, 4], "to": [0, 5]})
+    scenario = {
+        "variant": "congkak",
+        "options": {"pits": 7},
+        "sensors": {"rate_sps": rate},
+        "actions": actions,
+    }
+    simulation, referee = run_simulation(parse_scenario(scenario, "bounce"))
+    flags = report(simulation, referee)["flags"]
+    assert [(f["kind"], f["at"]) for f in flags] == [("wrong_pit", [0, 5])]
+    assert flags[0]["t"] - t < 0.5
