@@ -687,6 +687,30 @@ def test_a_forearm_on_the_cups_about_to_be_sown_is_no_seed_of_theirs(
     _same_as_truth(result)
 
 
+def test_a_forearm_leaning_from_before_a_relay_on_the_cups_sown_after_it() -> None:
+    """Bench humans game 243 (expert, congkak 7, 10 SPS, natural seeds) to 19 s: at 14.52 s a
+    forearm leans on pits [1, 0] to [1, 3] as the hand relays from [0, 1] (14.67 s), and lifts
+    at 15.24 s; the hand's seeds reach those pits only at 15.60 to 15.91 s, so their motions
+    begin 1.1 s before their seeds, and the relay pickup and the five seeds at [0, 2] to
+    [0, 6] (cups that began to move later) come first: seven steps read with one motion. Read
+    with at most six, the lean was a wrong pit and a seed lost (`SEQUENCE_MAX`)."""
+    result, _ = _run("humans_congkak_10sps_lean_before_a_relay")
+    assert result["flags"] == []
+    _same_as_truth(result)
+
+
+def test_a_finger_lifted_as_its_seed_comes_is_no_seed_missing() -> None:
+    """Bench humans game 436 (expert, congkak 7, 10 SPS, natural seeds) to 125 s, its one
+    mistake (two seeds dropped at 20.3 s, one taken back) left out: at 109.77 s a finger of
+    25.8 g rests on [1, 0] and lifts at 110.54 s, a reading or three before the hand's seed
+    there (110.86 s). The step taken with that cup's later motion must start from the level
+    with the finger fitted, not before it: read the other way, the finger went with the seed
+    as 25 g missing, and 25 flags followed (`_settled_before`, `_before`)."""
+    result, _ = _run("humans_congkak_10sps_finger_lifted_as_its_seed_comes")
+    assert result["flags"] == []
+    _same_as_truth(result)
+
+
 @pytest.mark.parametrize(
     "rate",
     [
