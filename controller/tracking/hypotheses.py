@@ -1071,22 +1071,34 @@ class Tracker:
         """-log likelihood that `beats` of the hand's seeds fell by this motion's onset since
         its last seed, by its tempo (tempo.py)."""
         times, usual = self._tempo(hyp.last, player)
-        if usual is None or motion.onset_t <= times[0]:
+        if usual is None or not times or motion.onset_t <= times[0]:
             return 0.0
         return off_tempo(motion.onset_t - times[0], usual, beats)
 
     def _tempo(self, last: Taken | None, player: int) -> tuple[list[float], float | None]:
         """The onsets of the hand's last seeds of this lap (newest first), and its tempo
-        (`usual_gap`: None while too few)."""
-        times: list[float] = []
+        (`usual_gap`: None while too few) over this lap and those before it in the move: a
+        relay lifts the pit its last seed fell in and sows on at the same pace."""
+        laps: list[list[float]] = [[]]
+        lifted: Place | None = None  # this lap's pickup: was the seed before it there?
         node = last
-        while node is not None and len(times) < TEMPO_SEEDS + 1:
-            if node.step.player == player and node.step.kind is StepKind.SOW:
-                times.append(self.motions[node.motion].onset_t)
-            elif node.step.player == player:
-                break  # a pickup: the tempo of this lap only
+        while node is not None and sum(map(len, laps)) < TEMPO_SEEDS + len(laps):
+            step, onset_t = node.step, self.motions[node.motion].onset_t
             node = node.parent
-        return times, usual_gap(times)
+            if step.player != player:
+                continue
+            if lifted is not None:
+                if step.kind is not StepKind.SOW or step.at != lifted:
+                    break  # the move's first lap
+                laps.append([])
+                lifted = None
+            if step.kind is StepKind.SOW:
+                laps[-1].append(onset_t)
+            elif step.kind is StepKind.PICKUP:
+                lifted = step.at
+            else:
+                break
+        return laps[0], usual_gap(laps)
 
     def _off_beat(self, last: Taken | None, player: int, read: int) -> float:
         """While both hands sow: the hand's next seed read from motion `read`, by its tempo
@@ -1095,7 +1107,7 @@ class Tracker:
         seed 234: a seed read as the hand's a tenth of a second after its last, at 0.3 s a
         seed)."""
         times, usual = self._tempo(last, player)
-        if usual is None:
+        if usual is None or not times:
             return 0.0
         return off_beat(self.motions[read].onset_t - times[0], usual, self.sample_s)
 
