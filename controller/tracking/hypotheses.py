@@ -203,6 +203,12 @@ NEAR_MAX_S = 2.5
 # make a tree of orders, not a line, and their alternatives crowd the beam (bench openings,
 # 10 SPS 0.125 s a seed: at 12, 98 of 100 and one search of 2.4 s; at 6, 100 of 100 and 82.9 ms)
 OPENING_SEQUENCE_MAX = 6
+# ... and, while one hand sows, at most this many steps fed to follower copies to find them:
+# the longest sequence a lean before a pickup needed (bench humans 243, 259, 436) took 41, a
+# knock (every cup moving, every order of the hands' steps a candidate) up to 442 and a
+# search of 117 ms (game 379). (Both hands' orders make a tree: 167 in
+# congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
+SEQUENCE_FEEDS = 64
 SLOW_ONSET_SEEDS = 0.15
 HOLD_S = 0.1
 # A flag names another mistake once the one it names falls this far behind (not on a tie).
@@ -729,9 +735,7 @@ class Tracker:
         taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
         both = _both_sowing(hyp.game)
         depth = OPENING_SEQUENCE_MAX if both else SEQUENCE_MAX
-        for game, steps, elsewhere_at in self._sequences(
-            hyp.game, place, later, (), (), depth, both
-        ):
+        for game, steps, elsewhere_at in self._sequences(hyp.game, place, later, depth, both):
             ahead = tuple(dict.fromkeys(elsewhere_at))
             first = self._settled_before(hyp, ahead)
             base = first.but(
@@ -818,46 +822,65 @@ class Tracker:
         game: StepFollower,
         place: Place,
         near: list[tuple[int, Place]],
-        steps: tuple[Step, ...],
-        elsewhere_at: tuple[int, ...],
         depth: int,
         both: bool,
     ) -> Iterator[tuple[StepFollower, tuple[Step, ...], tuple[int, ...]]]:
         """Due steps that end with one here: steps here (a seed and the relay pickup after it,
         both hands' seeds) and at the near motions' cups, in any order the rules allow, a run
         of the hand's steps at each of those; `elsewhere_at` holds the motion each step
-        elsewhere was read from. `both`: both hands sow (no relay read with its seed)."""
-        if depth == 0:
-            return
-        for step in game.expected():
-            if step.at == place:
-                then = game.copy()
-                then.feed(step)
-                yield then, (*steps, step), elsewhere_at
-                yield from self._sequences(
-                    then, place, near, (*steps, step), elsewhere_at, depth - 1, both
-                )
-                continue
-            # (Any of the cup's near motions: fingers may brush it before its seed comes. A
-            # relay pickup after the hand's seed there may be read from that seed's motion,
-            # but not while both hands sow: bench openings as OPENING_SEQUENCE_MAX.)
-            others = [k for k, at in near if at == step.at and k not in elsewhere_at]
-            relay = (
-                not both
-                and step.kind is StepKind.PICKUP
-                and bool(steps)
-                and steps[-1].at == step.at
-                and steps[-1].player == step.player
-            )
-            if relay:
-                others = [elsewhere_at[-1], *others]
-            if others:
-                then = game.copy()
-                then.feed(step)
-            for other in others:
-                yield from self._sequences(
-                    then, place, near, (*steps, step), (*elsewhere_at, other), depth - 1, both
-                )
+        elsewhere was read from. `both`: both hands sow (no relay read with its seed).
+        Shortest first, and at most SEQUENCE_FEEDS steps fed to follower copies: a knock
+        makes every cup near, and every order of the hands' steps a candidate. (Not while
+        both hands sow: their orders make a tree, bounded by OPENING_SEQUENCE_MAX.)"""
+        level: list[tuple[StepFollower, tuple[Step, ...], tuple[int, ...]]] = [(game, (), ())]
+        budget = math.inf if both else SEQUENCE_FEEDS
+        for _ in range(depth):
+            deeper = []
+            for before, steps, elsewhere_at in level:
+                for step in before.expected():
+                    reads = self._reads(step, place, near, steps, elsewhere_at, both)
+                    if not reads:
+                        continue
+                    if budget == 0:
+                        return
+                    budget -= 1
+                    then = before.copy()
+                    then.feed(step)
+                    for read in reads:
+                        if read is None:
+                            yield then, (*steps, step), elsewhere_at
+                            deeper.append((then, (*steps, step), elsewhere_at))
+                        else:
+                            deeper.append((then, (*steps, step), (*elsewhere_at, read)))
+            if not deeper:
+                return
+            level = deeper
+
+    @staticmethod
+    def _reads(
+        step: Step,
+        place: Place,
+        near: list[tuple[int, Place]],
+        steps: tuple[Step, ...],
+        elsewhere_at: tuple[int, ...],
+        both: bool,
+    ) -> list[int | None]:
+        """The motions `step` may be read from, after `steps`: this one's (None), or a near
+        one at its cup not read yet. (Any of the cup's near motions: fingers may brush it
+        before its seed comes. A relay pickup after the hand's seed there may be read from
+        that seed's motion, but not while both hands sow: bench openings as
+        OPENING_SEQUENCE_MAX.)"""
+        if step.at == place:
+            return [None]
+        others: list[int | None] = [k for k, at in near if at == step.at and k not in elsewhere_at]
+        relay = (
+            not both
+            and step.kind is StepKind.PICKUP
+            and bool(steps)
+            and steps[-1].at == step.at
+            and steps[-1].player == step.player
+        )
+        return [elsewhere_at[-1], *others] if relay else others
 
     def _stalled(self, hyp: Hypothesis) -> float:
         """A hand holding seeds to sow, or captured seeds for its store, that does nothing for
