@@ -209,6 +209,10 @@ OPENING_SEQUENCE_MAX = 6
 # search of 117 ms (game 379). (Both hands' orders make a tree: 167 in
 # congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
 SEQUENCE_FEEDS = 64
+# Motions explained in one search, at most: a knock moves every cup at once, and each of its
+# motions is explained again as each holds (bench humans game 191: 14 a search, 30 ms). The
+# loop reads the next frame meanwhile, and the search goes on from where it stopped.
+SEARCH_ADVANCES = 6
 SLOW_ONSET_SEEDS = 0.15
 HOLD_S = 0.1
 # A flag names another mistake once the one it names falls this far behind (not on a tie).
@@ -599,17 +603,24 @@ class Tracker:
 
     def _search(self) -> None:
         """Advance the frontier through the motions settled in order, then explain the ones
-        under way from it: the leader is the likeliest."""
+        under way from it: the leader is the likeliest. At most SEARCH_ADVANCES motions are
+        explained a call; the rest are at the next frame, the leader and the lights as they
+        were until then."""
         self.fits.clear()  # (the motions may have moved on since)
         self.leans.clear()
         held = [k for k in self.moving_in_trail if self._held(self.motions[k])]
         if held:
             self._changed(min(held))  # (explained while they had settled only for a moment)
+        budget = SEARCH_ADVANCES
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
             # (Explained already from the frontier, and nothing changed since: the same beam.)
-            self.frontier = (
-                self.trail.pop(0) if self.trail else self._advance(self.frontier, self.done)
-            )
+            if self.trail:
+                self.frontier = self.trail.pop(0)
+            elif budget:
+                budget -= 1
+                self.frontier = self._advance(self.frontier, self.done)
+            else:
+                break
             self.done += 1
         self.searched_t = self.now
         # (Searched again as soon as a motion holds: it is weighed then, and its flag waits
@@ -624,6 +635,10 @@ class Tracker:
         )
         beam = self.trail[-1] if self.trail else self.frontier
         for index in range(self.done + len(self.trail), len(self.motions)):
+            if not budget:
+                self.holds_t = self.now  # (the rest at the next frame)
+                return
+            budget -= 1
             beam = self._advance(beam, index)
             self.trail.append(beam)
         self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
