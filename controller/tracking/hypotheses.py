@@ -1111,7 +1111,7 @@ class Tracker:
         times, usual = self._tempo(hyp.last, player)
         if usual is None or not times or motion.onset_t <= times[0]:
             return 0.0
-        return off_tempo(motion.onset_t - times[0], usual, beats)
+        return off_tempo(motion.onset_t - times[0], usual, beats, self.sample_s)
 
     def _tempo(self, last: Taken | None, player: int) -> tuple[list[float], float | None]:
         """The onsets of the hand's last seeds of this lap (newest first), and its tempo
