@@ -159,13 +159,18 @@ def play_game(
 
 
 def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake], landings: list[Any]) -> int:
-    """Flags at no mistake's place, or long after the board could first show it
-    (FLAG_SPAN_S, see `seen_from`)."""
-    shown = [(Place(*m.at), m.t, seen_from(m, landings)) for m in mistakes]
+    """Flags at no mistake's place, or shown long after the board could first show it
+    (FLAG_SPAN_S, see `seen_from`), or before it was made. When a flag was shown, as
+    `flag_delay` takes it: its `t` is when the referee reckons the mistake was made, which at
+    10 SPS is known to a reading, and where fingers brushed the cup before the seed, to when
+    they came (bench humans game 44: a brush at 35.28 s, the seed in the wrong pit at 35.51 s,
+    the flag's `t` 35.34 s and shown at 35.64 s)."""
+    made = [(Place(*m.at), m.t, seen_from(m, landings)) for m in mistakes]
 
     def explained(flag: Flag) -> bool:
+        shown = flag.t if flag.shown_t is None else flag.shown_t
         return any(
-            at == flag.at and t - 0.05 <= flag.t <= seen + FLAG_SPAN_S for at, t, seen in shown
+            at == flag.at and t - 0.05 <= shown <= seen + FLAG_SPAN_S for at, t, seen in made
         )
 
     return sum(1 for flag in flags if not explained(flag))

@@ -31,6 +31,18 @@ def test_a_flag_counts_as_false_unless_a_mistake_at_its_place_came_just_before()
     assert humans._false_flags(flags, [], []) == 4
 
 
+def test_a_flag_shown_after_its_mistake_is_its_own_whenever_it_reckons_it_was_made() -> None:
+    # Fingers brushed [0, 2] at 9.8 s and the seed fell there, in the wrong pit, at 10.0 s: the
+    # referee reckons the mistake from when the cup began to move (its `t`), and shows the
+    # flag once the cup has settled. Shown after the mistake, it is the mistake's; shown
+    # before it, it is not.
+    mistake = InjectedMistake("wrong_pit", 10.0, Place(0, 2), 0, Place(0, 1))
+    flag = Flag(t=9.8, kind="wrong_pit", at=Place(0, 2), expected=[], shown_t=10.3)
+    assert humans._false_flags([flag], [mistake], []) == 0
+    flag.shown_t = 9.9
+    assert humans._false_flags([flag], [mistake], []) == 1
+
+
 def test_a_seed_lost_is_flagged_in_time_from_the_next_seed_after_a_pause() -> None:
     # A child lost a seed for [0, 2] at 10 s, paused 9 s with seeds in hand, and sowed the
     # next one at 19 s: only then can the board show the loss, and its flag at 19.2 s is the
