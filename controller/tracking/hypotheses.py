@@ -263,6 +263,9 @@ class Motion:
     before_g: float  # the level it left
     after_g: float | None = None  # the level it settled at (None: still moving)
     peak_g: float = 0.0  # the furthest it went above `before_g`
+    # The furthest it rose above where it was before the rise (where it paused, if it did: a
+    # palm lifted, then a seed let go, strikes above the palm's absence, not above `before_g`)
+    strike_g: float = 0.0
     settled_t: float = math.inf
     paused_g: float = 0.0  # where it paused for a moment, above `before_g` (a brush)
     dip_g: float = 0.0  # how far it fell below where it began and where it settled
@@ -530,7 +533,7 @@ class Tracker:
         for index in indices:
             motion = self.motions[index]
             motion.after_g, motion.settled_t = motion.before_g, min(motion.settled_t, t)
-            motion.peak_g = motion.dip_g = motion.paused_g = 0.0
+            motion.peak_g = motion.dip_g = motion.paused_g = motion.strike_g = 0.0
         if indices:
             self._changed(indices[0])
         return bool(indices)
@@ -584,6 +587,7 @@ class Tracker:
         # a lift shows there, which the lift's larger excursion hides in its peak.)
         peak = motion.paused_g + event.crest_g
         motion.peak_g = max(motion.peak_g, peak, event.level_g - motion.before_g)
+        motion.strike_g = max(motion.strike_g, motion.peak_g, event.crest_g)
         lowest = min(motion.paused_g + event.trough_g, peak, 0.0)
         motion.dip_g = max(motion.dip_g, min(0.0, event.level_g - motion.before_g) - lowest)
         motion.settled_t = event.t
@@ -1400,7 +1404,7 @@ class Tracker:
         if not self.slow and not self._knocked(motion):
             # Seeds let go strike the cup; a hand settling on it does not (LET_GO_RING).
             struck = motion.peak_g >= (1 + LET_GO_RING) * (motion.after_g - motion.before_g)
-            seeds_unstruck = d > 0 and motion.peak_g < (1 + LET_GO_RING) * d * m * 0.9
+            seeds_unstruck = d > 0 and motion.strike_g < (1 + LET_GO_RING) * d * m * 0.9
             hand_struck = touch[0] > touch_was[0] and struck and d <= 0
             if seeds_unstruck:
                 total += NO_STRIKE_COST
