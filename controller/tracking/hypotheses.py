@@ -848,32 +848,35 @@ class Tracker:
         both hands' seeds) and at the near motions' cups, in any order the rules allow, a run
         of the hand's steps at each of those; `elsewhere_at` holds the motion each step
         elsewhere was read from. `both`: both hands sow (no relay read with its seed).
-        Shortest first, and at most SEQUENCE_FEEDS steps fed to follower copies: a knock
-        makes every cup near, and every order of the hands' steps a candidate. (Not while
-        both hands sow: their orders make a tree, bounded by OPENING_SEQUENCE_MAX.)"""
-        level: list[tuple[StepFollower, tuple[Step, ...], tuple[int, ...]]] = [(game, (), ())]
+        Depth first, in the rules' order, and at most SEQUENCE_FEEDS steps fed to follower
+        copies: a knock makes every cup near, and every order of the hands' steps a candidate.
+        (Not while both hands sow: their orders make a tree, bounded by OPENING_SEQUENCE_MAX.)"""
+        Node = tuple[StepFollower, tuple[Step, ...], tuple[int, ...], bool]
+        stack: list[Node] = [(game, (), (), False)]
         budget = math.inf if both else SEQUENCE_FEEDS
-        for _ in range(depth):
-            deeper = []
-            for before, steps, elsewhere_at in level:
-                for step in before.expected():
-                    reads = self._reads(step, place, near, steps, elsewhere_at, both)
-                    if not reads:
-                        continue
-                    if budget == 0:
-                        return
-                    budget -= 1
-                    then = before.copy()
-                    then.feed(step)
-                    for read in reads:
-                        if read is None:
-                            yield then, (*steps, step), elsewhere_at
-                            deeper.append((then, (*steps, step), elsewhere_at))
-                        else:
-                            deeper.append((then, (*steps, step), (*elsewhere_at, read)))
-            if not deeper:
-                return
-            level = deeper
+        while stack:
+            before, steps, elsewhere_at, here = stack.pop()
+            if here:
+                yield before, steps, elsewhere_at
+            if len(steps) == depth:
+                continue
+            children: list[Node] = []
+            for step in before.expected():
+                reads = self._reads(step, place, near, steps, elsewhere_at, both)
+                if not reads:
+                    continue
+                if budget == 0:
+                    return
+                budget -= 1
+                then = before.copy()
+                then.feed(step)
+                children.extend(
+                    (then, (*steps, step), elsewhere_at, True)
+                    if read is None
+                    else (then, (*steps, step), (*elsewhere_at, read), False)
+                    for read in reads
+                )
+            stack.extend(reversed(children))
 
     @staticmethod
     def _reads(
