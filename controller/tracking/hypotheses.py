@@ -94,7 +94,7 @@ from controller.sensing.frames import Frame
 from .faults import SensorWatch
 from .mismatch import REST_S, mismatches
 from .seeds import SeedWeights
-from .tempo import TEMPO_SEEDS, off_beat, off_tempo, usual_gap
+from .tempo import OFF_BEAT_MIN_GAPS, TEMPO_MIN_GAPS, TEMPO_SEEDS, off_beat, off_tempo, usual_gap
 from .verdicts import (
     BOARD_MISMATCH,
     SENSOR_FAULT,
@@ -1120,7 +1120,9 @@ class Tracker:
             return 0.0
         return off_tempo(motion.onset_t - times[0], usual, beats, self.sample_s)
 
-    def _tempo(self, last: Taken | None, player: int) -> tuple[list[float], float | None]:
+    def _tempo(
+        self, last: Taken | None, player: int, min_gaps: int = TEMPO_MIN_GAPS
+    ) -> tuple[list[float], float | None]:
         """The onsets of the hand's last seeds of this lap (newest first), and its tempo
         (`usual_gap`: None while too few) over this lap and those before it in the move: a
         relay lifts the pit its last seed fell in and sows on at the same pace."""
@@ -1143,7 +1145,7 @@ class Tracker:
                 lifted = step.at
             else:
                 break
-        return laps[0], usual_gap(laps)
+        return laps[0], usual_gap(laps, min_gaps)
 
     def _off_beat(self, last: Taken | None, player: int, read: int) -> float:
         """While both hands sow: the hand's next seed read from motion `read`, by its tempo
@@ -1151,7 +1153,7 @@ class Tracker:
         ties on the levels, and a hand sows at its own pace (bench openings, 10 SPS 0.3 s,
         seed 234: a seed read as the hand's a tenth of a second after its last, at 0.3 s a
         seed)."""
-        times, usual = self._tempo(last, player)
+        times, usual = self._tempo(last, player, OFF_BEAT_MIN_GAPS)
         if usual is None or not times:
             return 0.0
         return off_beat(self.motions[read].onset_t - times[0], usual, self.sample_s)

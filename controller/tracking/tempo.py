@@ -14,17 +14,20 @@ import math
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds ...
 # ... once it has this many gaps in the move: one is some evidence, and a seed lost early in
 # a lap is told from one in the wrong pit by it or not at all (bench humans, games 97 to 300:
-# mistakes flagged in time 563 -> 566 at one rather than two, 569 with the relays' laps)
+# mistakes flagged in time 563 -> 566 at one rather than two, 569 with the relays' laps) ...
 TEMPO_MIN_GAPS = 1
+# ... but two while both hands sow (`off_beat`): one gap of a hand sowing a seed a reading is
+# no beat to tell whose seed a cup took by (bench openings, 10 SPS 0.125 s a seed, seed 385)
+OFF_BEAT_MIN_GAPS = 2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
 
 
-def usual_gap(laps: list[list[float]]) -> float | None:
+def usual_gap(laps: list[list[float]], min_gaps: int = TEMPO_MIN_GAPS) -> float | None:
     """The hand's tempo: the median gap between the onsets of its last seeds, each lap's
     (newest first) apart, the gap of a pickup between laps left out; None while it has fewer
-    than TEMPO_MIN_GAPS gaps, or seeds at one instant.
+    than `min_gaps` gaps, or seeds at one instant.
 
     >>> usual_gap([[3.0, 2.5, 2.0, 1.4]])
     0.5
@@ -34,9 +37,11 @@ def usual_gap(laps: list[list[float]]) -> float | None:
     0.6
     >>> usual_gap([[3.0], [1.0]]) is None
     True
+    >>> usual_gap([[3.0], [1.0, 0.4]], min_gaps=OFF_BEAT_MIN_GAPS) is None
+    True
     """
     gaps = sorted(a - b for lap in laps for a, b in itertools.pairwise(lap))
-    if len(gaps) < TEMPO_MIN_GAPS or gaps[(len(gaps) - 1) // 2] <= 0:
+    if len(gaps) < min_gaps or gaps[(len(gaps) - 1) // 2] <= 0:
         return None
     return gaps[(len(gaps) - 1) // 2]
 
