@@ -50,7 +50,7 @@ from controller.stats import percentile
 from controller.tracking.session import latencies_ms
 from controller.tracking.verdicts import Flag
 
-from .tracking import ends_exact, flag_delay, run_referee, seen_from
+from .tracking import ends_exact, flag_delay, run_referee, seen_from, shown_at
 
 PRESETS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("congkak", {"pits": 7}),
@@ -160,15 +160,15 @@ def play_game(
 
 def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake], landings: list[Any]) -> int:
     """Flags at no mistake's place, or shown long after the board could first show it
-    (FLAG_SPAN_S, see `seen_from`), or before it was made. When a flag was shown, as
-    `flag_delay` takes it: its `t` is when the referee reckons the mistake was made, which at
-    10 SPS is known to a reading, and where fingers brushed the cup before the seed, to when
-    they came (bench humans game 44: a brush at 35.28 s, the seed in the wrong pit at 35.51 s,
-    the flag's `t` 35.34 s and shown at 35.64 s)."""
+    (FLAG_SPAN_S, see `seen_from`), or before it was made: shown as `flag_delay` takes it
+    (`shown_at`), not at its `t`, which is when the referee reckons the mistake was made. At
+    10 SPS that is known to a reading, and where fingers brushed the cup before the seed, it
+    is when they came (bench humans game 44: a brush at 35.28 s, the seed in the wrong pit at
+    35.51 s, the flag's `t` 35.34 s and shown at 35.64 s)."""
     made = [(Place(*m.at), m.t, seen_from(m, landings)) for m in mistakes]
 
     def explained(flag: Flag) -> bool:
-        shown = flag.t if flag.shown_t is None else flag.shown_t
+        shown = shown_at(flag)
         return any(
             at == flag.at and t - 0.05 <= shown <= seen + FLAG_SPAN_S for at, t, seen in made
         )

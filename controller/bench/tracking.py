@@ -36,6 +36,7 @@ from controller.sim.player import InjectedMistake
 from controller.stats import percentile
 from controller.tracking.hypotheses import Tracker
 from controller.tracking.session import latencies_ms, start_referee
+from controller.tracking.verdicts import Flag
 
 PRESETS = ("congkak", "kalah", "oware")
 SEEDS = (("marbles", 0.03), ("natural", 0.15))
@@ -146,13 +147,19 @@ def seen_from(mistake: InjectedMistake, landings: list[Any]) -> float:
     return min(later) if later else mistake.t
 
 
+def shown_at(flag: Flag) -> float:
+    """When the board showed what the flag names: when it was raised, or renamed to that (a
+    wrong pit found to be a seed lost before it: its light moved then). Its `t` is when the
+    referee reckons the mistake was made."""
+    return max(flag.t if flag.shown_t is None else flag.shown_t, flag.named_t or 0.0)
+
+
 def flag_delay(mistake: InjectedMistake, referee: Tracker, landings: list[Any]) -> float | None:
     """Seconds from the mistake to the first flag of its kind at its place being shown
-    (None: none). A flag renamed to it (a wrong pit found to be a seed lost before it) shows
-    it from the rename on: its light moved then."""
+    (`shown_at`; None: none)."""
     start = seen_from(mistake, landings)
     for flag in referee.flags:
-        shown = max(flag.t if flag.shown_t is None else flag.shown_t, flag.named_t or 0.0)
+        shown = shown_at(flag)
         if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and shown >= start - 0.05:
             return max(0.0, shown - start)
     return None

@@ -63,7 +63,9 @@ both hands sow, `OPENING_BEAM` are kept. Motions that have settled, in order, ad
 the beam for good (the frontier); the motions still under way are explained again at each
 event from the frontier on their priors, so the due step leads at once where a due cup begins
 to move and the next place is lit on the first samples. If the cup settles without a seed the
-step's misfit drops it from the lead and the light goes back.
+step's misfit drops it from the lead and the light goes back. A search explains at most
+`SEARCH_BRANCHES` branches and goes on at the next frame (a knock moves every cup at once),
+the leader as it was meanwhile.
 
 **Flags**: a mistake of the leader (the likeliest, its settled motions scored as they stand;
 in the beam a motion waiting to be scored counts at most WAITING_MAX_COST, since motions
@@ -204,15 +206,18 @@ NEAR_MAX_S = 2.5
 # 10 SPS 0.125 s a seed: at 12, 98 of 100 and one search of 2.4 s; at 6, 100 of 100 and 82.9 ms)
 OPENING_SEQUENCE_MAX = 6
 # ... and, while one hand sows, at most this many steps fed to follower copies to find them:
-# the longest sequence a lean before a pickup needed (bench humans 243, 259, 436) took 41, a
-# knock (every cup moving, every order of the hands' steps a candidate) up to 442 and a
-# search of 117 ms (game 379). (Both hands' orders make a tree: 167 in
-# congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
+# a lean before a pickup (bench humans 243, 259, 436) fed 41 at the most (436's scenario is
+# followed from 12 on), a knock (every cup moving, every order of the hands' steps a
+# candidate) up to 442, and a search of 117 ms (game 379). (Both hands' orders make a tree:
+# 167 in congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
 SEQUENCE_FEEDS = 64
-# Motions explained in one search, at most: a knock moves every cup at once, and each of its
-# motions is explained again as each holds (bench humans game 191: 14 a search, 30 ms). The
-# loop reads the next frame meanwhile, and the search goes on from where it stopped.
-SEARCH_ADVANCES = 6
+# Branches scored in one search, past which the motions left wait for the next frame: a knock
+# moves every cup at once, and each of its motions is explained again as each holds (bench
+# humans game 191: 14 motions a search, 30 ms; game 379: 202 branches, 37 ms). A frame's
+# search scores 0 branches at the median, 30 to 50 at the 99th percentile, so at 10 SPS, where
+# a frame is 100 ms, only a knock waits for the next (at six motions a search a fast hand's
+# lights waited up to 0.3 s). The loop reads the next frame meanwhile.
+SEARCH_BRANCHES = 100
 SLOW_ONSET_SEEDS = 0.15
 HOLD_S = 0.1
 # A flag names another mistake once the one it names falls this far behind (not on a tie).
@@ -417,6 +422,7 @@ class Tracker:
         self.now = 0.0
         self.raised: dict[int, Flag] = {}  # the motion a mistake was made at -> its flag
         self.search_s_max = 0.0
+        self.branches = 0  # scored in this search (SEARCH_BRANCHES)
         self.nodes: list[Taken] = []  # the path's nodes of `steps` (held: their ids stay theirs)
         self.published: dict[int, int] = {}  # id of such a node -> its place in `steps`
         self.lit: dict[tuple[int, Step], float] = {}  # (motion, step) -> when it first led
@@ -607,21 +613,20 @@ class Tracker:
 
     def _search(self) -> None:
         """Advance the frontier through the motions settled in order, then explain the ones
-        under way from it: the leader is the likeliest. At most SEARCH_ADVANCES motions are
-        explained a call; the rest are at the next frame, the leader and the lights as they
-        were until then."""
+        under way from it: the leader is the likeliest. Once SEARCH_BRANCHES branches are
+        scored, the motions left are explained at the next frame, the leader and the lights as
+        they were until then."""
         self.fits.clear()  # (the motions may have moved on since)
         self.leans.clear()
         held = [k for k in self.moving_in_trail if self._held(self.motions[k])]
         if held:
             self._changed(min(held))  # (explained while they had settled only for a moment)
-        budget = SEARCH_ADVANCES
+        self.branches = 0
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
             # (Explained already from the frontier, and nothing changed since: the same beam.)
             if self.trail:
                 self.frontier = self.trail.pop(0)
-            elif budget:
-                budget -= 1
+            elif self.branches < SEARCH_BRANCHES:
                 self.frontier = self._advance(self.frontier, self.done)
             else:
                 break
@@ -639,10 +644,9 @@ class Tracker:
         )
         beam = self.trail[-1] if self.trail else self.frontier
         for index in range(self.done + len(self.trail), len(self.motions)):
-            if not budget:
+            if self.branches >= SEARCH_BRANCHES:
                 self.holds_t = self.now  # (the rest at the next frame)
                 return
-            budget -= 1
             beam = self._advance(beam, index)
             self.trail.append(beam)
         self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
@@ -858,15 +862,15 @@ class Tracker:
             before, steps, elsewhere_at, here = stack.pop()
             if here:
                 yield before, steps, elsewhere_at
-            if len(steps) == depth:
-                continue
+            if len(steps) == depth or budget == 0:
+                continue  # (those fed already are still yielded)
             children: list[Node] = []
             for step in before.expected():
                 reads = self._reads(step, place, near, steps, elsewhere_at, both)
                 if not reads:
                     continue
                 if budget == 0:
-                    return
+                    break
                 budget -= 1
                 then = before.copy()
                 then.feed(step)
@@ -1125,7 +1129,9 @@ class Tracker:
     ) -> tuple[list[float], float | None]:
         """The onsets of the hand's last seeds of this lap (newest first), and its tempo
         (`usual_gap`: None while too few) over this lap and those before it in the move: a
-        relay lifts the pit its last seed fell in and sows on at the same pace."""
+        relay lifts the pit its last seed fell in and sows on at the same pace. (Where laps
+        are single, a move begun from the pit the hand's last move ended in is no relay.)"""
+        relays = self.rules.options.laps == "relay"
         laps: list[list[float]] = [[]]
         lifted: Place | None = None  # this lap's pickup: was the seed before it there?
         node = last
@@ -1141,7 +1147,7 @@ class Tracker:
                 lifted = None
             if step.kind is StepKind.SOW:
                 laps[-1].append(onset_t)
-            elif step.kind is StepKind.PICKUP:
+            elif step.kind is StepKind.PICKUP and relays:
                 lifted = step.at
             else:
                 break
@@ -1192,6 +1198,7 @@ class Tracker:
     ) -> Iterator[Hypothesis]:
         """The branch priced and, if its motion settled, scored: the best touch for it.
         `read`: the motion each step was read from (none: this one)."""
+        self.branches += 1
         last = hyp.last
         both = _both_sowing(hyp.game)
         for k, step in enumerate(steps):

@@ -43,6 +43,18 @@ def test_a_flag_shown_after_its_mistake_is_its_own_whenever_it_reckons_it_was_ma
     assert humans._false_flags([flag], [mistake], []) == 1
 
 
+def test_a_flag_renamed_to_its_mistake_is_judged_from_the_rename() -> None:
+    # A seed lost for [0, 2] at 10 s, the next seed in [0, 3] at 10.5 s, flagged there as a
+    # wrong pit at 10.7 s and renamed a seed lost at [0, 2]: the light moved to [0, 2] then.
+    mistake = InjectedMistake("seed_lost", 10.0, Place(0, 2), 0, Place(0, 2))
+    landings = [SimpleNamespace(t=10.5)]
+    flag = Flag(t=10.5, kind="seed_lost", at=Place(0, 2), expected=[], shown_t=10.7)
+    flag.named_t = 12.0
+    assert humans._false_flags([flag], [mistake], landings) == 0
+    flag.named_t = 10.5 + humans.FLAG_SPAN_S + 1.0  # (renamed long after: another problem's)
+    assert humans._false_flags([flag], [mistake], landings) == 1
+
+
 def test_a_seed_lost_is_flagged_in_time_from_the_next_seed_after_a_pause() -> None:
     # A child lost a seed for [0, 2] at 10 s, paused 9 s with seeds in hand, and sowed the
     # next one at 19 s: only then can the board show the loss, and its flag at 19.2 s is the

@@ -17,6 +17,7 @@ from controller.rules import Game, Place, Step, StepKind
 from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.sim.world import GRAB_S
 from controller.simulate import report, run_simulation
+from controller.tracking import hypotheses
 from controller.tracking.hypotheses import Tracker
 from controller.tracking.session import start_referee
 from controller.tracking.verdicts import RecognisedStep
@@ -685,6 +686,69 @@ def test_a_forearm_on_the_cups_about_to_be_sown_is_no_seed_of_theirs(
     assert result["flags"] == []
     assert [s["at"] for s in result["steps"] if s["step"] == "sow"] == [[0, 1], [0, 2], [0, 3]]
     _same_as_truth(result)
+
+
+@pytest.mark.parametrize("random_seed", [2, 3, 4])
+def test_a_seed_in_the_wrong_pit_just_after_a_palm_lifted_from_it_strikes_the_cup(
+    random_seed: int,
+) -> None:
+    """At 80 SPS a palm of four seeds' weight lifts from pit 2 and, 0.2 s later, the hand's
+    first seed falls there instead of in pit 1: one motion, three seeds down. Read from where
+    the motion began, the seed struck nothing (the cup was below that all along), and three
+    seeds lifted from under the palm won: a wrong pickup. The seed strikes above the level the
+    palm left (bench humans game 240: `Motion.strike_g`)."""
+    actions = [
+        {"t": 1.0, "action": "grab", "at": [0, 0]},
+        {"t": 1.0, "action": "rest", "at": [0, 2], "g": 21.6, "dur": 1.08, "ramp_s": 0.06},
+        {"t": 2.28, "action": "drop", "at": [0, 2]},
+    ]
+    scenario = {
+        "variant": "kalah",
+        "sensors": {"rate_sps": 80, "random_seed": random_seed, "seed_cv": 0.15},
+        "actions": actions,
+    }
+    simulation, referee = run_simulation(parse_scenario(scenario, "palm then seed"))
+    result = report(simulation, referee)
+    assert [(f["kind"], f["at"]) for f in result["flags"]] == [("wrong_pit", [0, 2])]
+
+
+def test_fast_hands_both_sowing_at_10_sps_are_told_apart_by_two_gaps_of_their_beat() -> None:
+    """bench openings, 5 pits, 10 SPS, 0.125 s a seed, seed 385: each hand sows a seed a
+    reading. Whose seed a shared cup took is weighed by each hand's beat (`off_beat`), and a
+    beat from one gap, a reading give or take one, read the seeds as a seed lost and one in
+    the wrong pit at the store (`OFF_BEAT_MIN_GAPS`)."""
+    result, _ = _run("congkak_simultaneous_fast_hands_by_their_beat_10sps")
+    assert result["flags"] == []
+    _same_as_truth(result)
+
+
+def test_a_search_spread_over_frames_ends_where_one_search_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A knock moves every cup at once; a search that has scored SEARCH_BRANCHES branches
+    leaves the motions left for the next frame, the leader as it was meanwhile. At one branch
+    a search (a motion a frame), the steps, flags and belief are those of searches never cut."""
+    whole, _ = _run("press_and_knock_are_not_steps")
+    searches = publications = 0
+    search, publish = Tracker._search, Tracker._publish
+
+    def counted_search(self: Tracker) -> None:
+        nonlocal searches
+        searches += 1
+        search(self)
+
+    def counted_publish(self: Tracker) -> None:
+        nonlocal publications
+        publications += 1
+        publish(self)
+
+    monkeypatch.setattr(hypotheses, "SEARCH_BRANCHES", 1)
+    monkeypatch.setattr(Tracker, "_search", counted_search)
+    monkeypatch.setattr(Tracker, "_publish", counted_publish)
+    cut, _ = _run("press_and_knock_are_not_steps")
+    assert publications < searches  # (some searches went on at the next frame)
+    for key in ("steps", "flags", "belief"):
+        assert cut[key] == whole[key], key
 
 
 def test_a_forearm_leaning_from_before_a_relay_on_the_cups_sown_after_it() -> None:
