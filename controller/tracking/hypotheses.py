@@ -246,6 +246,10 @@ STALL_RATE = 0.5  # ... and then costs this much a second ...
 # (SIMULATION.md) never makes a mistake nobody made the likelier (bench humans game 30: 15
 # seeds held 15 s, and the pit lifted became one lifted that may not be)
 STALL_MAX_COST = MISTAKE_COST - MARGIN - 1.0
+# A person sees a red light and puts it right before sowing on: a hand that sows this long
+# after its mistake, with it still there, costs this much (`_unheeded_sow`)
+HEED_S = 0.8
+UNHEEDED_SOW_COST = 1.0
 UNHEEDED_FREE_S = 10.0  # a mistake may be left as it is this long for nothing (`_unheeded`) ...
 UNHEEDED_RATE = 0.5  # ... and then costs this much a second, up to MISTAKE_COST
 
@@ -1205,6 +1209,7 @@ class Tracker:
             if both and step.kind is StepKind.SOW:
                 prior += self._off_beat(last, step.player, read[k] if read else index)
             last = Taken(step, read[k] if read else index, last)
+        prior += self._unheeded_sow(ledger, steps, motion)
         if self._count(game, ledger, motion.cell) < 0:
             return
         prior += self._unseen_rise(motion, steps)
@@ -1226,6 +1231,18 @@ class Tracker:
             yield self._priced_moving(base, index, motion, bool(steps) or prior > 0)
             return
         yield base
+
+    def _unheeded_sow(
+        self, ledger: tuple[Entry, ...], steps: tuple[Step, ...], motion: Motion
+    ) -> float:
+        """A hand sowing on past its own mistake, HEED_S after it was made: its red light
+        showed by then, and a person puts right what it shows before sowing on. It tells a
+        seed lost and its spare put in the gap from a seed in the wrong pit left there and
+        the spare the hand's next, which tie on the cups (bench humans game 40: the light at
+        the wrong cup for five seconds, until the hands had stood still)."""
+        sowers = {s.player for s in steps if s.kind is StepKind.SOW}
+        made = [self.motions[e.motion].onset_t for e in ledger if e.mistake and e.player in sowers]
+        return UNHEEDED_SOW_COST if made and motion.onset_t - min(made) >= HEED_S else 0.0
 
     def _unseen_rise(self, motion: Motion, steps: tuple[Step, ...]) -> float:
         """A seed sown into the cup before it was lifted in the same motion (a relay pickup
@@ -1617,8 +1634,9 @@ class Tracker:
             for e in h.made
         ):
             return
+        # (`expected` stays: the places due when it was raised, near when the mistake was made,
+        # where the seed belonged for a wrong pit renamed a seed lost; the game has moved on.)
         flag.kind, flag.at, flag.player = entry.kind, place, entry.player
-        flag.expected = leader.game.expected_places()
         flag.named_t = self.now
 
     # -- the referee's contract -----------------------------------------------------------------

@@ -164,10 +164,11 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_foreign_seed": [("foreign_seed", [1, 3])],
     "flag_not_all_lifted": [("not_all_lifted", [0, 2])],
     "flag_opponent_store": [("opponent_store", [1, "store"])],
-    # (A seed lost and a spare put in the gap weigh as the next seed in the wrong pit and the
-    # pit skipped put right: test_scenarios.py, LOST_SEED_CASES.)
-    "flag_seed_lost_spare": [("wrong_pit", [0, 4])],
-    "flag_seed_lost_spare_10sps": [("wrong_pit", [0, 4])],
+    # (A seed lost and a spare put in the gap, named so once the spare comes: a hand that
+    # skipped the pit would have sown on past its red light: test_scenarios.py,
+    # LOST_SEED_CASES.)
+    "flag_seed_lost_spare": [("seed_lost", [0, 3])],
+    "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
     "flag_wrong_pit": [("wrong_pit", [0, 5])],
     "flag_wrong_start": [("wrong_start", [1, 0])],
     "humans_kalah_10sps_palm_on_the_store_while_sowing": [

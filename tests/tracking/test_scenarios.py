@@ -119,18 +119,23 @@ LOST_SEED_CASES = ("flag_seed_lost_spare", "flag_seed_lost_spare_10sps")
 @pytest.mark.parametrize("name", LOST_SEED_CASES)
 def test_a_lost_seed_is_put_right_by_a_spare_in_the_gap(name: str) -> None:
     """Seen as the next seed in the wrong pit, flagged at once where it lies; the spare in the
-    gap puts it right and the game goes on with that seed as the next sow. (The weights cannot
-    tell a seed lost and a spare put in from a pit skipped and put right from the hand: the
-    board ends the same, and the flag stays the one first shown. The cases named it a lost
-    seed at the gap once the spare came.)"""
-    result, simulation = _run(name)
+    gap puts it right and the game goes on with that seed as the next sow. The weights alone
+    cannot tell a seed lost and a spare put in from a pit skipped and the spare the hand's
+    next seed; but that hand would have sown on past its red light, and a person puts right
+    what the light shows first (`_unheeded_sow`): the flag names a seed lost at the gap as
+    the spare comes, where the seed belonged."""
+    simulation, referee = run_simulation(load_scenario(SCENARIOS / f"{name}.json"))
+    result = report(simulation, referee)
     flags = result["flags"]
-    assert [(f["kind"], f["at"], f["expected"]) for f in flags] == [("wrong_pit", [0, 4], [[0, 3]])]
+    assert [(f["kind"], f["at"], f["expected"]) for f in flags] == [("seed_lost", [0, 3], [[0, 3]])]
     sown_on = next(
         a.t for a in simulation.scenario.actions if a.kind == "drop" and a.at == Place(0, 4)
     )
     spare = next(a.t for a in simulation.scenario.actions if a.kind == "add")
-    assert flags[0]["t"] - sown_on < 1.0 and 0 < flags[0]["resolved_t"] - spare < 0.5
+    flag = referee.flags[0]
+    assert flag.t - sown_on < 1.0 and flag.shown_t is not None and flag.shown_t - sown_on < 1.0
+    assert flag.named_t is not None and 0 < flag.named_t - spare < 0.5
+    assert 0 < flags[0]["resolved_t"] - spare < 0.5
     assert [s["step"] for s in result["steps"]] == ["pickup", "sow", "sow", "sow"]
     _same_as_truth(result)
 
