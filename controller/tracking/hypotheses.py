@@ -1240,6 +1240,8 @@ class Tracker:
         seed lost and its spare put in the gap from a seed in the wrong pit left there and
         the spare the hand's next, which tie on the cups (bench humans game 40: the light at
         the wrong cup for five seconds, until the hands had stood still)."""
+        if self._level(motion) is None:
+            return 0.0  # (while cups move, the correction may be under way: the lights wait not)
         sowers = {s.player for s in steps if s.kind is StepKind.SOW}
         made = [self.motions[e.motion].onset_t for e in ledger if e.mistake and e.player in sowers]
         return UNHEEDED_SOW_COST if made and motion.onset_t - min(made) >= HEED_S else 0.0
