@@ -1209,7 +1209,9 @@ class Tracker:
             if both and step.kind is StepKind.SOW:
                 prior += self._off_beat(last, step.player, read[k] if read else index)
             last = Taken(step, read[k] if read else index, last)
-        prior += self._unheeded_sow(ledger, steps, motion)
+        held = self._level(motion) is not None
+        if held:  # (while cups move, a correction may be under way: the lights wait not)
+            prior += self._unheeded_sow(ledger, steps, motion)
         if self._count(game, ledger, motion.cell) < 0:
             return
         prior += self._unseen_rise(motion, steps)
@@ -1225,7 +1227,7 @@ class Tracker:
             unscored=unscored,
             made=made,
         )
-        if self._level(motion) is None:
+        if not held:
             self.moving_in_trail.add(index)
             # (A spare's edge, a negative prior (`_branches`), explains no more than a settling.)
             yield self._priced_moving(base, index, motion, bool(steps) or prior > 0)
@@ -1239,10 +1241,11 @@ class Tracker:
         showed by then, and a person puts right what it shows before sowing on. It tells a
         seed lost and its spare put in the gap from a seed in the wrong pit left there and
         the spare the hand's next, which tie on the cups (bench humans game 40: the light at
-        the wrong cup for five seconds, until the hands had stood still)."""
-        if self._level(motion) is None:
-            return 0.0  # (while cups move, the correction may be under way: the lights wait not)
+        the wrong cup for five seconds, until the hands had stood still). Priced once the
+        motion holds (`_scored`)."""
         sowers = {s.player for s in steps if s.kind is StepKind.SOW}
+        if not sowers:
+            return 0.0
         made = [self.motions[e.motion].onset_t for e in ledger if e.mistake and e.player in sowers]
         return UNHEEDED_SOW_COST if made and motion.onset_t - min(made) >= HEED_S else 0.0
 

@@ -14,7 +14,9 @@ import math
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds ...
 # ... once it has this many gaps in the move: one is some evidence, and a seed lost early in
 # a lap is told from one in the wrong pit by it or not at all (bench humans, games 97 to 300:
-# mistakes flagged in time 563 -> 566 at one rather than two, 569 with the relays' laps) ...
+# mistakes flagged in time 563 -> 566 at one rather than two, 569 with the laps before it in
+# the move; measured while laps were still joined in kalah and oware too, which e1b11ab
+# stopped: on all 600 games, 1,868 -> 1,869 with that) ...
 TEMPO_MIN_GAPS = 1
 # ... but two while both hands sow (`off_beat`): one gap of a hand sowing a seed a reading is
 # no beat to tell whose seed a cup took by (bench openings, 10 SPS 0.125 s a seed, seed 385)
@@ -67,15 +69,14 @@ def off_tempo(gap_s: float, usual_s: float, beats: int, sample_s: float) -> floa
 
 
 def off_beat(gap_s: float, usual_s: float, sample_s: float) -> float:
-    """While both hands sow: -log likelihood of a hand's next seed `gap_s` after its last, as
-    `off_tempo`, with the readings' sampling in the spread (at 10 SPS an onset is known to a
-    tenth of a second), at most OFF_BEAT_MAX_COST.
+    """While both hands sow: -log likelihood of a hand's next seed `gap_s` after its last, one
+    beat by `off_tempo` (a gap under half a reading is half a reading: at 10 SPS an onset is
+    known to a tenth of a second), at most OFF_BEAT_MAX_COST.
 
     >>> off_beat(0.3, 0.3, 0.0125)
     0.0
     >>> off_beat(0.1, 0.3, 0.1)
     1.0
     """
-    gap = max(gap_s, sample_s / 2)
-    z = math.log(gap / usual_s) / math.hypot(TEMPO_SPREAD, sample_s / usual_s)
-    return min(0.5 * z * z, OFF_BEAT_MAX_COST)
+    on_beat = off_tempo(max(gap_s, sample_s / 2), usual_s, beats=1, sample_s=sample_s)
+    return min(on_beat, OFF_BEAT_MAX_COST)
