@@ -79,24 +79,36 @@ be weighed is a `sensor_fault` (faults.py), and what it did meanwhile is nothing
 
 from __future__ import annotations
 
-import bisect
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.board import BoardMapping
 from controller.leds.patterns import GuidanceState
 from controller.rules import Phase, Place, Rules, Step, StepFollower, StepKind
 from controller.rules.follower import Mistake
-from controller.sensing.detect import BoardDetector, Onset, Settled
+from controller.sensing.detect import BoardDetector
 from controller.sensing.frames import Frame
 
+from .explanation import (
+    Before,
+    Entry,
+    Fitted,
+    Hypothesis,
+    Taken,
+    both_sowing,
+    leading,
+    newest_first,
+)
 from .faults import SensorWatch
+from .levels import CALIBRATION, LET_GO_RING, MIN_TOUCH_G, NO_STRIKE_COST, SIGMA0_SEEDS, Levels
 from .mismatch import REST_S, mismatches
+from .motions import HOLD_S, Motion, MotionLog
+from .publish import MARGIN, Publication
 from .seeds import SeedWeights
-from .tempo import OFF_BEAT_MIN_GAPS, TEMPO_MIN_GAPS, TEMPO_SEEDS, off_beat, off_tempo, usual_gap
+from .tempo import HandTempo
 from .verdicts import (
     BOARD_MISMATCH,
     SENSOR_FAULT,
@@ -127,23 +139,9 @@ STRUCK_LOST_COST = 3.0
 # ... a strike rises this many seeds at least (at 10 SPS its 20 ms are a fifth of a reading: a
 # strike of 2 to 4 seeds shows as 0.4 to 0.8)
 STRIKE_SEEDS = 0.3
-NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only: LET_GO_RING)
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
 UNSEEN_RISE_SEEDS = 0.25
-LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (SIMULATION.md ring)
-# ... but not while the table is knocked: every cell sees the knock (SIMULATION.md's `bump`),
-# so most cells beginning to move within KNOCK_S of each other are a knock, and a cup moving
-# then has its peak from it (bench humans game 39: a hand coming to rest on a cup as the table
-# was knocked read as struck, and a seed before it became a mistake instead)
-KNOCK_S = 0.05
-KNOCK_SHARE = 0.5
-# ... and a hand settling on a cup overshot its weight by 6 % at most in bench humans (143
-# weights of 1.5 seeds or more at a due cup), seeds let go together by 17 % at least: a touch
-# that struck the cup must fall more than MARGIN behind two seeds let go where one was due
-# (TOUCH_COST + this > MISTAKE_COST + MARGIN), or the extra seed waits for its correction to be
-# flagged (at 5: 4 of 25 in bench humans at 80 SPS flagged 1.5 s late, at 7: none)
-STRUCK_TOUCH_COST = 7.0
 # A hand that has let its last seed go comes to rest on the cup its next seed is due in hardly
 # ever: it is sowing there. A weight that comes there after the hand's last seed is its seeds
 # (two slipping together), a touch only at this much more (a finger on that cup came before;
@@ -155,11 +153,6 @@ STRUCK_TOUCH_COST = 7.0
 # there before the seed before it; on the hand's beat alone (its tempo) it caught 4 of 21.
 NEXT_CUP_TOUCH_COST = 6.0
 LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a forearm
-# -- what a cup's level may be off --------------------------------------------------------------
-SIGMA0_SEEDS = 0.12  # noise, drift, creep, a tare that moved
-CALIBRATION = 0.03  # a cell's gain error
-MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a spread
-WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from it (`_whole`)
 # -- the search ---------------------------------------------------------------------------------
 # Hypotheses kept. At 12, 8 and 5 on 48 bench humans games (marbles, both rates): the same
 # exact and false flags, flagged in time 131, 132 and 133 of 176. At 5 rather than 12 on all
@@ -179,7 +172,6 @@ BEAM = 5
 # made it worse too.)
 OPENING_BEAM = 10
 WORSE = 15.0  # nor any this much less likely than the best
-MARGIN = 2.0  # a mistake is flagged when no hypothesis without it is this close
 # Two cups' onsets this close may be in either order: at 10 SPS a reading is the mean of the
 # last 100 ms and a light seed crosses the onset a sample after a heavy one; at 80 SPS a
 # seed's onset is its first or second sample.
@@ -219,10 +211,6 @@ SEQUENCE_FEEDS = 64
 # lights waited up to 0.3 s). The loop reads the next frame meanwhile.
 SEARCH_BRANCHES = 100
 SLOW_ONSET_SEEDS = 0.15
-HOLD_S = 0.1
-# A flag names another mistake once the one it names falls this far behind (not on a tie).
-# However long after: the record keeps what went wrong, and `named_t` when it was said.
-RENAME_MARGIN = 0.5
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
 # A cup that dipped and came back: seeds lifted and put back, which a hand does hardly
 # ever but to put a mistake right (bench humans game 68: a seed taken back from the wrong pit
@@ -264,131 +252,6 @@ FLAG_OF = {
 
 
 @dataclass
-class Motion:
-    """A cup moving: from its onset to its settling again (the detector's events)."""
-
-    cell: int
-    onset_t: float
-    before_g: float  # the level it left
-    after_g: float | None = None  # the level it settled at (None: still moving)
-    peak_g: float = 0.0  # the furthest it went above `before_g`
-    # The furthest it rose above where it was before the rise (where it paused, if it did: a
-    # palm lifted, then a seed let go, strikes above the palm's absence, not above `before_g`)
-    strike_g: float = 0.0
-    settled_t: float = math.inf
-    paused_g: float = 0.0  # where it paused for a moment, above `before_g` (a brush)
-    dip_g: float = 0.0  # how far it fell below where it began and where it settled
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """Seeds of one cup that are not where the game has them: `seeds` more in the cup (fewer,
-    if negative). `kind` says why: 'carried' (a capture in the hand, on its way to the store),
-    'left' (a pit lifted in two handfuls), or a mistake's flag kind; `motion` made it."""
-
-    cell: int
-    seeds: int
-    kind: str
-    player: int | None
-    motion: int
-    grams: float | None = None  # what they weigh, when a cup weighed them (a capture's seeds)
-
-    @property
-    def mistake(self) -> bool:
-        return self.kind not in ("carried", "left")
-
-
-# A motion explained, before it: (the motion, its cup's seeds, the touch's grams and spread)
-Before = tuple[int, int, float, float]
-# A settled motion's best fit: its cost, the touch (grams, spread), the captured seeds arrived
-Fitted = tuple[float, tuple[float, float], tuple[Entry, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class Taken:
-    """A step of a hypothesis, after `parent` (a shared, persistent list)."""
-
-    step: Step
-    motion: int  # the motion it was read from: its cup's (a hand's tempo, the lights' times)
-    parent: Taken | None
-
-
-@dataclass(frozen=True, slots=True)
-class Hypothesis:
-    game: StepFollower
-    last: Taken | None
-    ledger: tuple[Entry, ...] = ()
-    # (cell, grams, spread) resting: its weight as fitted, and how far that may be off (the
-    # spread of the seeds that came with it: their weight is in the fit)
-    touches: tuple[tuple[int, float, float], ...] = ()
-    cost: float = 0.0
-    # Motions explained, not yet scored: (motion, seeds in its cup before it, touch before).
-    # A cup's settled level shows every step made before it settled, whichever cup's motion
-    # began first: it is scored once the motions that began before then are explained.
-    unscored: tuple[Before, ...] = ()
-    ahead: tuple[int, ...] = ()  # later motions whose steps were taken early (SLACK_S)
-    made: tuple[Entry, ...] = ()  # the mistakes it holds were made, put right since or not
-
-    def but(self, **changes: Any) -> Hypothesis:
-        """This hypothesis with `changes` (as `dataclasses.replace`, without its look at the
-        fields each time: the search makes some hundred thousand a game)."""
-        assert HYPOTHESIS_FIELDS.issuperset(changes), changes  # (as `replace` would raise)
-        get = changes.get
-        return Hypothesis(
-            get("game", self.game),
-            get("last", self.last),
-            get("ledger", self.ledger),
-            get("touches", self.touches),
-            get("cost", self.cost),
-            get("unscored", self.unscored),
-            get("ahead", self.ahead),
-            get("made", self.made),
-        )
-
-    def touch_g(self, cell: int) -> float:
-        return next((g for c, g, _ in self.touches if c == cell), 0.0)
-
-    def touch(self, cell: int) -> tuple[float, float]:
-        """The touch resting on the cup: its grams and spread (none: 0, 0)."""
-        return next(((g, spread) for c, g, spread in self.touches if c == cell), (0.0, 0.0))
-
-    def key(self) -> tuple[Any, ...]:
-        """The state: two hypotheses with the same one are the same from now on."""
-        game = self.game
-        hands = tuple(
-            (h.phase, h.seeds, h.sown, h.last, h.relay_at, tuple(h.pending), h.sequence)
-            for h in game.hands
-        )
-        return (
-            tuple(game.board),
-            game.to_move,
-            hands,
-            tuple(game.pending_sweeps),
-            self.ledger,
-            tuple(sorted((c, round(g)) for c, g, _ in self.touches)),
-            # (Two hands' steps at different cups, taken in either order, leave the same state:
-            # one of them is kept, not both, so the beam holds explanations that differ.)
-            tuple(sorted(u[0] for u in self.unscored)),
-            tuple(sorted(self.ahead)),
-        )
-
-
-HYPOTHESIS_FIELDS = frozenset(f.name for f in fields(Hypothesis))
-
-
-def _newest_first(last: Taken | None) -> Iterator[Taken]:
-    """A hypothesis's steps, from its last back."""
-    while last is not None:
-        yield last
-        last = last.parent
-
-
-def _both_sowing(game: StepFollower) -> bool:
-    """Do both hands sow now (a simultaneous opening)?"""
-    return len(game.active_players()) > 1
-
-
-@dataclass
 class Tracker:
     """Follows a game on the board from frames of raw readings, by one search (module doc)."""
 
@@ -405,38 +268,35 @@ class Tracker:
         game = self.follower if self.follower is not None else StepFollower.new(self.rules)
         self.frontier: list[Hypothesis] = [Hypothesis(game, None)]
         self.leader: Hypothesis = self.frontier[0]
-        self.motions: list[Motion] = []
+        # A motion is final once settled HOLD_S (at 80 SPS fingers brushing a cup, 30 to 80 ms,
+        # may read as settled for a moment; at 10 SPS a reading averages them away).
+        self.slow = self.detector.slow
+        self.log = MotionLog(
+            0.0 if self.slow else HOLD_S,
+            len(self.mapping.place_of),
+            SLACK_S if self.slow else FAST_SLACK_S,
+            NEAR_MAX_S,
+        )
+        self.motions = self.log.items
         self.done = 0  # motions[:done] are settled and in the frontier
         # The beam after each motion from the frontier on, as last explained (kept until a
         # motion changes: most events add a motion, and only it is explained)
         self.trail: list[list[Hypothesis]] = []
-        self.open: dict[int, int] = {}  # cell -> its motion under way
-        self.last_motion: dict[int, int] = {}  # cell -> its latest motion
-        # A motion is final once settled this long (at 80 SPS fingers brushing a cup, 30 to
-        # 80 ms, may read as settled for a moment; at 10 SPS a reading averages them away).
-        self.hold_s = 0.0 if self.detector.slow else HOLD_S
         self.seeds = SeedWeights(self.seed_g, self.start_cv)
+        self.levels = Levels(self.seeds, self.slow, self.log.knocked)
         self.cell_of = self.mapping.cell_of
         self.place_of = self.mapping.place_of
-        self.slow = self.detector.slow
         if self.slow:
             # A reading is the mean of the last 100 ms: a seed shows a quarter of its weight on
             # its first sample, and the lights follow it from there.
             self.detector.set_onset(SLOW_ONSET_SEEDS)
         self.now = 0.0
-        self.raised: dict[int, Flag] = {}  # the motion a mistake was made at -> its flag
         self.search_s_max = 0.0
         self.branches = 0  # scored in this search (SEARCH_BRANCHES)
-        self.nodes: list[Taken] = []  # the path's nodes of `steps` (held: their ids stay theirs)
-        self.published: dict[int, int] = {}  # id of such a node -> its place in `steps`
-        self.lit: dict[tuple[int, Step], float] = {}  # (motion, step) -> when it first led
         self.searched_t = 0.0
         self.holds_t = math.inf  # when the first motion not in the frontier will have held
-        # The daemon's contract: where the leader's next steps are, how often that changed,
-        # when a cup last moved, and the cells that cannot be weighed (faults.py).
-        self.expected: tuple[Place, ...] = tuple(game.expected_places())
-        self.publications = 0
-        self.last_activity = 0.0
+        # What it says (the daemon's contract), and the cells that cannot be weighed (faults.py)
+        self.said = Publication(self.steps, self.flags, self.mapping, tuple(game.expected_places()))
         self.fault_flags: dict[int, Flag] = {}
         # The cups at rest that do not weigh what the leader counts (mismatch.py), and its flag
         self.mismatch: dict[Place, str] = {}
@@ -445,14 +305,13 @@ class Tracker:
         cells = self.detector.cells
         rate_sps = cells[0].rate_sps if cells else 80.0
         self.sensors = SensorWatch(len(cells), rate_sps)
-        self.sample_s = 1.0 / rate_sps  # (an onset is known to a sample: `_off_beat`)
-        self.knocks: list[float] = []  # when the table was knocked (`_knocked_now`)
+        self.sample_s = 1.0 / rate_sps  # (an onset is known to a sample: `off_beat`)
+        self.tempo = HandTempo(self.motions, self.rules.options.laps == "relay", self.sample_s)
         # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
         self.fits: dict[tuple[Any, ...], Fitted] = {}
         self.leans: dict[int, bool] = {}
         # Motions explained as moving in the trail: explained again once they hold (`_level`)
         self.moving_in_trail: set[int] = set()
-        self.stand = 0
 
     @property
     def game(self) -> StepFollower:
@@ -469,14 +328,18 @@ class Tracker:
         changed = self._sensor_faults(frame)
         for event in batch.events:
             if event.cell not in self.fault_flags:  # (a faulty cell's changes are no seeds)
-                changed |= self._motion_event(event)
+                rest = self.detector.cells[event.cell].rest
+                changes = self.log.on_event(event, rest, self.done, self._emptied)
+                if changes is not None:
+                    self._changed(changes)
+                    changed = True
         # Nothing moving tells too: a hand that holds seeds stops sowing only for a while
         # (`_stalled`), so the explanations are weighed again now and then while all is still.
         if changed or self.now >= self.holds_t or self.now - self.searched_t >= RECONSIDER_S:
             began = time.process_time()
             self._search()
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
-        if changed or self.detector.active or self.now - self.last_activity < REST_S:
+        if changed or self.detector.active or self.now - self.log.last_t < REST_S:
             return
         # (Every motion held and explained for good; weighed as often as the search is.)
         if self.done == len(self.motions) and self.now - self.weighed_t >= RECONSIDER_S:
@@ -505,17 +368,10 @@ class Tracker:
         if self.mismatch and flag is None:
             detail = "; ".join(f"{p}: {how.replace('_', ' ')}" for p, how in self.mismatch.items())
             flag = Flag(self.now, BOARD_MISMATCH, None, [], detail=detail, shown_t=self.now)
-            self.mismatch_flag = self._raise(flag)
+            self.mismatch_flag = self.said.raise_(flag)
         elif not self.mismatch and flag is not None:
             flag.resolved_t = self.now
             self.mismatch_flag = None
-
-    def _raise(self, flag: Flag) -> Flag:
-        """`flag` among the referee's flags, numbered in turn (the daemon's flag ids and the
-        recordings key on its serial)."""
-        flag.serial = len(self.flags) + 1
-        self.flags.append(flag)
-        return flag
 
     def _sensor_faults(self, frame: Frame) -> bool:
         """Flag the cells that cannot be weighed (faults.py), and resolve those read again.
@@ -530,78 +386,14 @@ class Tracker:
             flag = Flag(
                 frame.t, SENSOR_FAULT, place, [], detail=f"cell {cell}: {detail}", shown_t=frame.t
             )
-            self.fault_flags[cell] = self._raise(flag)
-            changed |= self._nothing_at(cell, frame.t)
+            self.fault_flags[cell] = self.said.raise_(flag)
+            voided = self.log.void(cell, frame.t, self.done)
+            if voided is not None:
+                self._changed(voided)
+                changed = True
         for cell in over:
             self.fault_flags.pop(cell).resolved_t = frame.t
         return changed
-
-    def _nothing_at(self, cell: int, t: float) -> bool:
-        """The cell's motions not yet final are nothing: it stands where it began."""
-        self.open.pop(cell, None)
-        indices = [k for k in range(self.done, len(self.motions)) if self.motions[k].cell == cell]
-        for index in indices:
-            motion = self.motions[index]
-            motion.after_g, motion.settled_t = motion.before_g, min(motion.settled_t, t)
-            motion.peak_g = motion.dip_g = motion.paused_g = motion.strike_g = 0.0
-        if indices:
-            self._changed(indices[0])
-        return bool(indices)
-
-    def _motion_event(self, event: Onset | Settled) -> bool:
-        self.last_activity = event.t
-        cells = self.detector.cells
-        cell = event.cell
-        if isinstance(event, Onset):
-            if cell in self.open:
-                return False
-            last = self.last_motion.get(cell)
-            if (
-                last is not None
-                and last >= self.done
-                and event.t - self.motions[last].settled_t < self.hold_s
-                and not self._emptied(self.motions[last])
-            ):
-                # It had only paused: fingers brushing the cup read as settled for a moment.
-                motion = self.motions[last]
-                assert motion.after_g is not None
-                motion.paused_g = motion.after_g - motion.before_g
-                motion.after_g = None
-                motion.settled_t = math.inf
-                self.open[cell] = last
-                self._changed(last)
-                return True
-            rest = cells[cell].rest
-            before = rest if rest is not None else 0.0
-            self._began(event.t)
-            self.open[cell] = self.last_motion[cell] = len(self.motions)
-            self.motions.append(Motion(cell, event.t, before))
-            self._knocked_now(event.t)
-            return True
-        index = self.open.pop(cell, None)
-        if index is None:
-            # The level re-taken after an early settle (10 SPS): the last motion settled there.
-            latest = self.last_motion.get(cell)
-            if latest is not None and self.motions[latest].after_g is not None:
-                self.motions[latest].after_g = event.level_g
-                if latest >= self.done:
-                    self._changed(latest)
-                    return True
-            return False
-        if not self.hold_s:
-            self._changed(index)
-        # (At 80 SPS it is weighed once it held, and explained again then: `_level`.)
-        motion = self.motions[index]
-        motion.after_g = event.level_g
-        # (The detector's crest is from where the cup paused, if it did: a seed let go before
-        # a lift shows there, which the lift's larger excursion hides in its peak.)
-        peak = motion.paused_g + event.crest_g
-        motion.peak_g = max(motion.peak_g, peak, event.level_g - motion.before_g)
-        motion.strike_g = max(motion.strike_g, motion.peak_g, event.crest_g)
-        lowest = min(motion.paused_g + event.trough_g, peak, 0.0)
-        motion.dip_g = max(motion.dip_g, min(0.0, event.level_g - motion.before_g) - lowest)
-        motion.settled_t = event.t
-        return True
 
     def _emptied(self, motion: Motion) -> bool:
         """Did the cup settle half a seed or more below where it began while both hands sow (a
@@ -611,7 +403,7 @@ class Tracker:
         humans games, splitting those too made 62 false flags, nearly all at 80 SPS."""
         assert motion.after_g is not None
         lifted = motion.after_g - motion.before_g <= -EMPTIED_SEEDS * self.seed_g
-        return lifted and _both_sowing(self.leader.game)
+        return lifted and both_sowing(self.leader.game)
 
     # -- the search ---------------------------------------------------------------------------
 
@@ -640,7 +432,7 @@ class Tracker:
         # for that, not for RECONSIDER_S.)
         self.holds_t = min(
             (
-                m.settled_t + self.hold_s
+                m.settled_t + self.log.hold_s
                 for m in self.motions[self.done :]
                 if m.after_g is not None and not self._held(m)
             ),
@@ -654,37 +446,21 @@ class Tracker:
             beam = self._advance(beam, index)
             self.trail.append(beam)
         self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
-        self._publish()
+        self.said.steps_of(self.leader, self.now)
+        self.said.flags_of(self.frontier, self._rank, self._made_t, self.now)
 
     def _changed(self, index: int) -> None:
         """A motion settled, or moved again: the motions from it are explained again."""
         del self.trail[max(0, index - self.done) :]
         self.moving_in_trail = {k for k in self.moving_in_trail if k < index}
 
-    def _began(self, t: float) -> None:
-        """A cup began to move at `t`: the motions it may be near (`_near`) are explained
-        again with it."""
-        slack = SLACK_S if self.slow else FAST_SLACK_S
-        for index in range(self.done, len(self.motions)):
-            motion = self.motions[index]
-            reach = min(motion.settled_t, motion.onset_t + NEAR_MAX_S)
-            if t <= max(motion.onset_t + slack, reach):
-                self._changed(index)
-                return
-
     def _held(self, motion: Motion) -> bool:
         """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
         return self._level(motion) is not None
 
     def _level(self, motion: Motion) -> float | None:
-        """The level the motion settled at, to be weighed; None while it moves, or has settled
-        for less than `hold_s`: at 80 SPS a hand pressing on a pit to grab it settles for a
-        moment 20 g up, and weighed there it put out the pickup's light for a frame and told
-        the journal to take the step back (the explanations are weighed again once it
-        holds: `moving_in_trail`)."""
-        if motion.after_g is None or self.now - motion.settled_t < self.hold_s:
-            return None
-        return motion.after_g
+        """The level to weigh it at, once it held (explained again then: `moving_in_trail`)."""
+        return self.log.level(motion, self.now)
 
     def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis]:
         motion = self.motions[index]
@@ -703,18 +479,11 @@ class Tracker:
             return beam  # (a cup no place is mapped to: nothing to explain)
         floor = scored[0][0] + WORSE
         # (Both hands sowing, whose seed was whose makes ties the cups tell apart only later.)
-        width = OPENING_BEAM if _both_sowing(scored[0][2].game) else BEAM
+        width = OPENING_BEAM if both_sowing(scored[0][2].game) else BEAM
         return [h for rank, _, h in scored[:width] if rank <= floor]
 
     def _leading(self, beam: list[Hypothesis]) -> Hypothesis:
-        """The likeliest; of two that tie, the one that leaves no mistake open: a person puts a
-        mistake right as its red light shows (a seed lost and a spare put in the gap, against
-        the next seed in the wrong pit left there and the spare the hand's own, which the
-        cups tell apart only as time passes: flag_seed_lost_spare)."""
-        return min(
-            beam,
-            key=lambda h: (round(self._rank(h), 6), sum(e.mistake for e in h.ledger)),
-        )
+        return leading(beam, self._rank)
 
     def _rank(self, hyp: Hypothesis, waiting_max: float = math.inf) -> float:
         """A hypothesis's cost with its settled motions that wait to be scored (a motion
@@ -747,7 +516,7 @@ class Tracker:
             return
         # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
         # cup dipped by DIP_SEEDS on the way (`LIFTED_BACK_COST`).
-        lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self._knocked(motion)
+        lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self.log.knocked(motion)
         nothing = LIFTED_BACK_COST if lifted_back else 0.0
         paused = self.seeds.count(motion.paused_g)
         if round(paused) >= 1 and abs(paused - round(paused)) <= PAUSED_SEEDS_WITHIN:
@@ -760,7 +529,7 @@ class Tracker:
         later = self._near(hyp, index, motion, place)
         settlings = self._settlings(hyp, motion)
         taken_back = [sl for sl in settlings if lifted_back and all(e.seeds > 0 for e in sl)]
-        both = _both_sowing(hyp.game)
+        both = both_sowing(hyp.game)
         depth = OPENING_SEQUENCE_MAX if both else SEQUENCE_MAX
         for game, steps, elsewhere_at in self._sequences(hyp.game, place, later, depth, both):
             ahead = tuple(dict.fromkeys(elsewhere_at))
@@ -817,7 +586,7 @@ class Tracker:
                 level = self._level(motion)
                 if motion.cell != cell or j in ahead or level is None:
                     continue
-                if min(self._whole(level - motion.before_g)) >= 1:
+                if min(self.levels.whole(level - motion.before_g)) >= 1:
                     cost += PASSED_OVER_COST
         return cost
 
@@ -1049,7 +818,9 @@ class Tracker:
         assert motion.after_g is not None
         there = self._count(hyp.game, hyp.ledger, motion.cell)
         touch = hyp.touch_g(motion.cell)
-        options = {n for g in (motion.after_g, motion.after_g - touch) for n in self._whole(g)}
+        options = {
+            n for g in (motion.after_g, motion.after_g - touch) for n in self.levels.whole(g)
+        }
         return [n for n in sorted(options) if n >= 1 and there - n >= FIRST_HANDFUL * there]
 
     @staticmethod
@@ -1073,7 +844,7 @@ class Tracker:
             ledger = (*hyp.ledger, entry)
             prior = self._let_go_cost(hyp.game, player, change, 0) if change > 0 else MISTAKE_COST
             if player is not None and change > 0:
-                prior += self._off_tempo(hyp, player, motion, beats=1)
+                prior += self.tempo.off_tempo(hyp.last, player, motion.onset_t, beats=1)
             yield from self._scored(hyp, index, motion, hyp.game, (), ledger, prior)
         yield from self._lost(hyp, index, motion, place)
 
@@ -1102,7 +873,9 @@ class Tracker:
                 then.feed(step)
                 lost = Entry(self.cell_of[due.at], -1, "seed_lost", due.player, index)
                 ledger = (*hyp.ledger, lost)
-                prior = LOST_COST + self._off_tempo(hyp, due.player, motion, beats=2)
+                prior = LOST_COST + self.tempo.off_tempo(
+                    hyp.last, due.player, motion.onset_t, beats=2
+                )
                 if self._struck(hyp, due, index):
                     prior += STRUCK_LOST_COST
                 yield from self._scored(hyp, index, motion, then, (due, step), ledger, prior)
@@ -1112,61 +885,13 @@ class Tracker:
         fell there and hopped on (a bounce), rather than off the board?"""
         assert due.at is not None
         cell = self.cell_of[due.at]
-        since = next((n.motion for n in _newest_first(hyp.last) if n.step.player == due.player), -1)
+        since = next((n.motion for n in newest_first(hyp.last) if n.step.player == due.player), -1)
         for motion in self.motions[since + 1 : index]:
             if motion.cell != cell or motion.peak_g < STRIKE_SEEDS * self.seed_g:
                 continue
             if self._seeds_seen(motion)[:1] == [0]:  # (held, and back where it was)
                 return True
         return False
-
-    def _off_tempo(self, hyp: Hypothesis, player: int, motion: Motion, beats: int) -> float:
-        """-log likelihood that `beats` of the hand's seeds fell by this motion's onset since
-        its last seed, by its tempo (tempo.py)."""
-        times, usual = self._tempo(hyp.last, player)
-        if usual is None or not times or motion.onset_t <= times[0]:
-            return 0.0
-        return off_tempo(motion.onset_t - times[0], usual, beats, self.sample_s)
-
-    def _tempo(
-        self, last: Taken | None, player: int, min_gaps: int = TEMPO_MIN_GAPS
-    ) -> tuple[list[float], float | None]:
-        """The onsets of the hand's last seeds of this lap (newest first), and its tempo
-        (`usual_gap`: None while too few) over this lap and those before it in the move: a
-        relay lifts the pit its last seed fell in and sows on at the same pace. (Where laps
-        are single, a move begun from the pit the hand's last move ended in is no relay.)"""
-        relays = self.rules.options.laps == "relay"
-        laps: list[list[float]] = [[]]
-        lifted: Place | None = None  # this lap's pickup: was the seed before it there?
-        node = last
-        while node is not None and sum(map(len, laps)) < TEMPO_SEEDS + len(laps):
-            step, onset_t = node.step, self.motions[node.motion].onset_t
-            node = node.parent
-            if step.player != player:
-                continue
-            if lifted is not None:
-                if step.kind is not StepKind.SOW or step.at != lifted:
-                    break  # the move's first lap
-                laps.append([])
-                lifted = None
-            if step.kind is StepKind.SOW:
-                laps[-1].append(onset_t)
-            elif step.kind is StepKind.PICKUP and relays:
-                lifted = step.at
-            else:
-                break
-        return laps[0], usual_gap(laps, min_gaps)
-
-    def _off_beat(self, last: Taken | None, player: int, read: int) -> float:
-        """While both hands sow: the hand's next seed read from motion `read`, by its tempo
-        (`off_beat`). Both hands' seeds meet in the same cups: which hand's seed a cup took
-        ties on the levels, and a hand sows at its own pace (bench openings, 10 SPS 0.3 s,
-        seed 234: a seed read as the hand's a tenth of a second after its last, at 0.3 s a
-        seed)."""
-        times, usual = self._tempo(last, player, OFF_BEAT_MIN_GAPS)
-        if usual is None or not times:
-            return 0.0
-        return off_beat(self.motions[read].onset_t - times[0], usual, self.sample_s)
 
     def _mistake_kind(
         self, game: StepFollower, place: Place, change: int
@@ -1204,10 +929,12 @@ class Tracker:
         `read`: the motion each step was read from (none: this one)."""
         self.branches += 1
         last = hyp.last
-        both = _both_sowing(hyp.game)
+        both = both_sowing(hyp.game)
         for k, step in enumerate(steps):
             if both and step.kind is StepKind.SOW:
-                prior += self._off_beat(last, step.player, read[k] if read else index)
+                prior += self.tempo.off_beat(
+                    last, step.player, self.motions[read[k] if read else index].onset_t
+                )
             last = Taken(step, read[k] if read else index, last)
         held = self._level(motion) is not None
         if held:  # (while cups move, a correction may be under way: the lights wait not)
@@ -1325,7 +1052,7 @@ class Tracker:
             after = count - sum(e.seeds for e in arrived)
             weighed = [e for e in arrived if e.grams is not None]
             known = (-sum(e.seeds for e in weighed), sum(e.grams or 0.0 for e in weighed))
-            total, touch = self._misfit(
+            total, touch = self.levels.misfit(
                 motion, count_before, after, (touch_g, touch_spread), known, touch_cost
             )
             if best is None or total < best[0]:
@@ -1333,23 +1060,6 @@ class Tracker:
         assert best is not None
         self.fits[key] = best
         return best
-
-    def _knocked_now(self, t: float) -> None:
-        """Did most cells begin to move at once (within KNOCK_S): the table knocked?"""
-        if self.knocks and t - self.knocks[-1] <= KNOCK_S:
-            return
-        cells = set()
-        for motion in reversed(self.motions):
-            if t - motion.onset_t > KNOCK_S:
-                break
-            cells.add(motion.cell)
-        if len(cells) >= KNOCK_SHARE * len(self.place_of):
-            self.knocks.append(t)
-
-    def _knocked(self, motion: Motion) -> bool:
-        """Was the table knocked while the cup moved? Its peak is then the knock's too."""
-        k = bisect.bisect_left(self.knocks, motion.onset_t - KNOCK_S)
-        return k < len(self.knocks) and self.knocks[k] <= motion.settled_t
 
     def _leaned(self, index: int) -> bool:
         """Did another cup begin to bear weight (MIN_TOUCH_G: more than a seed) within
@@ -1361,22 +1071,10 @@ class Tracker:
         motion = self.motions[index]
         leaned = any(
             other.cell != motion.cell and self._rise(other) >= MIN_TOUCH_G
-            for other in self._begun_with(index, LEAN_TOGETHER_S)
+            for other in self.log.begun_with(index, LEAN_TOGETHER_S)
         )
         self.leans[index] = leaned
         return leaned
-
-    def _begun_with(self, index: int, within_s: float) -> Iterator[Motion]:
-        """The motions that began within `within_s` of this one (they are in onset order)."""
-        onset = self.motions[index].onset_t
-        for k in range(index - 1, -1, -1):
-            if onset - self.motions[k].onset_t > within_s:
-                break
-            yield self.motions[k]
-        for k in range(index + 1, len(self.motions)):
-            if self.motions[k].onset_t - onset > within_s:
-                break
-            yield self.motions[k]
 
     def _rise(self, motion: Motion) -> float:
         """How far the cup rose in the motion (still moving: as far as it has risen now)."""
@@ -1406,76 +1104,6 @@ class Tracker:
                 return True
         return False
 
-    def _misfit(
-        self,
-        motion: Motion,
-        before: int,
-        after: int,
-        touch_was: tuple[float, float],
-        known: tuple[int, float] = (0, 0.0),
-        touch_cost: float = TOUCH_COST,
-    ) -> tuple[float, tuple[float, float]]:
-        """-log likelihood of the motion's settled level, and the touch that fits it best
-        (grams, spread). `touch_was`: the touch on the cup before it (grams, spread);
-        `known`: seeds among those that came whose weight was seen (count, grams)."""
-        assert motion.after_g is not None
-        m = self.seed_g
-        d = after - before
-        predicted, sigma = self._expected_level(
-            motion.before_g - touch_was[0], before, after, known
-        )
-        residual = motion.after_g - predicted
-        # The touch stays (the level shows only the seeds' change), or it lifted (and shows
-        # how far its weight was off), or a new one came (its weight is what is left).
-        options = [(touch_was, 0.0, sigma)]
-        if touch_was[0]:
-            options.append(((0.0, 0.0), 0.0, math.hypot(sigma, touch_was[1])))
-        if residual >= MIN_TOUCH_G and residual != touch_was[0]:
-            options.append(((residual, sigma), touch_cost, sigma))
-        total, touch = min(
-            (cost + 0.5 * ((residual - t[0]) / spread) ** 2, t) for t, cost, spread in options
-        )
-        if not self.slow and not self._knocked(motion):
-            # Seeds let go strike the cup; a hand settling on it does not (LET_GO_RING).
-            struck = motion.peak_g >= (1 + LET_GO_RING) * (motion.after_g - motion.before_g)
-            seeds_unstruck = d > 0 and motion.strike_g < (1 + LET_GO_RING) * d * m * 0.9
-            hand_struck = touch[0] > touch_was[0] and struck and d <= 0
-            if seeds_unstruck:
-                total += NO_STRIKE_COST
-            elif hand_struck:
-                total += STRUCK_TOUCH_COST
-        return total, touch
-
-    def _expected_level(
-        self, seeds_g: float, before: int, after: int, known: tuple[int, float]
-    ) -> tuple[float, float]:
-        """Where a cup that held `before` seeds weighing `seeds_g` should settle with `after`,
-        and how far off it may be (grams): `known` seeds among those that came were weighed
-        elsewhere (count, grams)."""
-        m, cv = self.seed_g, self.seeds.cv()
-        unknown = after - before - known[0]
-        changed = abs(unknown)  # (seeds of the nominal weight, whose cell's gain may be off)
-        if unknown < 0 and not known[0] and after >= 0:
-            # Seeds taken: those left are a share of the cup's own, by count, and their weight
-            # is the surer the fewer stay or go; the cell's gain is in both its levels. (An
-            # empty cup reads its tare, however many left it: with their spread it took a seed
-            # left behind by a hand that lifted part of a pit for noise, bench tracking, 6 of 6
-            # not_all_lifted. From the seeds' nominal weight, one seed left of thirteen light
-            # ones was predicted at 2.5 g, and fitted an empty cup: a daemon opening, 10 SPS.)
-            predicted = seeds_g * after / before
-            spread_seeds, changed = after * changed / before, 0
-        else:
-            predicted = seeds_g + unknown * m + known[1]
-            spread_seeds = changed
-        # (Seeds weighed on another cell: both cells' gain errors.)
-        sigma = math.sqrt(
-            (SIGMA0_SEEDS * m) ** 2
-            + spread_seeds * (cv * m) ** 2
-            + (CALIBRATION * changed * m) ** 2
-            + 2 * (CALIBRATION * known[1]) ** 2
-        )
-        return predicted, sigma
-
     def _count(self, game: StepFollower, ledger: tuple[Entry, ...], cell: int) -> int:
         """Seeds in the cup, by the game and the ledger."""
         place = self.place_of[cell]
@@ -1489,7 +1117,7 @@ class Tracker:
         level = self._level(motion)
         if level is None:
             return []
-        return self._whole(level - motion.before_g)
+        return self.levels.whole(level - motion.before_g)
 
     def _changes_seen(self, hyp: Hypothesis, motion: Motion) -> list[int]:
         """Seeds the settled motion may have moved, whole: its change, and its change less
@@ -1498,24 +1126,11 @@ class Tracker:
         if level is None:
             return []
         change = level - motion.before_g
-        counts = self._whole(change)
+        counts = self.levels.whole(change)
         touch = hyp.touch_g(motion.cell)
         if touch:
-            counts += [n for n in self._whole(change + touch) if n not in counts]
+            counts += [n for n in self.levels.whole(change + touch) if n not in counts]
         return counts
-
-    def _whole(self, grams: float) -> list[int]:
-        """The whole numbers of seeds a change may be: the nearest, and the next one on the
-        other side where the seeds' spread reaches it (WHOLE_Z). Natural seeds of 15 % spread
-        weigh 1.42 seeds two at a time as often as one at a time: the fit tells them apart
-        with what comes next (bench humans game 92: two light seeds let go together, read as
-        one, and one of them taken back, read as a pit lifted that may not be)."""
-        n = self.seeds.count(grams)
-        nearest = round(n)
-        other = nearest + (1 if n > nearest else -1)
-        cv = self.seeds.cv()
-        reach = WHOLE_Z * math.sqrt(SIGMA0_SEEDS**2 + abs(other) * cv**2)
-        return [nearest, other] if abs(n - other) <= reach else [nearest]
 
     @staticmethod
     def _due_at(game: StepFollower, place: Place) -> list[Step]:
@@ -1523,94 +1138,13 @@ class Tracker:
 
     # -- what the leader says -------------------------------------------------------------------
 
-    def _publish(self) -> None:
-        """The leader's steps become the steps; its settled mistakes become flags. Only the
-        steps after the last one published that the leader shares are looked at (its path is
-        a persistent list: the walk back stops at a published node)."""
-        fresh: list[Taken] = []
-        node = self.leader.last
-        while node is not None and id(node) not in self.published:
-            fresh.append(node)
-            node = node.parent
-        keep = 0 if node is None else self.published[id(node)] + 1
-        fresh.reverse()
-        same = 0  # (the same steps by another path: they stand)
-        while (
-            same < len(fresh)
-            and keep + same < len(self.steps)
-            and self.steps[keep + same].step == fresh[same].step
-        ):
-            # (Its node stands for the step from now on: the next walk back stops there.)
-            del self.published[id(self.nodes[keep + same])]
-            self.nodes[keep + same] = fresh[same]
-            self.published[id(fresh[same])] = keep + same
-            same += 1
-        keep += same
-        fresh = fresh[same:]
-        for dropped in self.nodes[keep:]:
-            del self.published[id(dropped)]
-        del self.nodes[keep:]
-        self.stand = min(self.stand, keep)
-        # A step is lit when it first leads: that is its time (the lights' latency), and it
-        # keeps it when the leader changes before it (the same step of the same motion).
-        self.steps[keep:] = [
-            RecognisedStep(self.lit.setdefault((n.motion, n.step), self.now), n.step) for n in fresh
-        ]
-        for n in fresh:
-            self.published[id(n)] = len(self.nodes)
-            self.nodes.append(n)
-        self._flags(self.frontier)
-        expected = tuple(self.leader.game.expected_places())
-        if expected != self.expected:
-            self.expected = expected
-            self.publications += 1
-
-    def _flags(self, beam: list[Hypothesis]) -> None:
-        """A flag for each of the leader's mistakes (made since the start, open or put right
-        since), raised once its motion has settled and nothing without a mistake comes close.
-        Judged on the frontier (`beam`): the motions that have held, in order, and no more (a
-        cup still moving, or settled for a moment, can make any explanation lead).
-        It is one red light for what went wrong at that motion: when the leader explains it
-        as another mistake (a seed lost rather than the next in the wrong pit, once the spare
-        comes), the flag names that one from then on; it is resolved when the leader puts it
-        right, and withdrawn when the leader never made it."""
-        # (The beam is in the order it was kept by: `_rank` with waiting motions capped.)
-        leader = self._leading(beam)
-        made = {e.motion: e for e in leader.made}
-        open_now = {e.motion for e in leader.ledger if e.mistake}
-        for motion, flag in self.raised.items():
-            if flag.active and motion not in open_now:
-                flag.resolved_t = self.now
-                if motion not in made:
-                    flag.detail = "withdrawn: the cups are explained without it"
-        for motion, entry in made.items():
-            raised = self.raised.get(motion)
-            if raised is not None:
-                self._rename(raised, entry, beam, leader)
-                continue
-            # (A seed lost and one in the wrong pit may explain the cups alike until the
-            # hands put it right; the hand's tempo tells them apart, when it has one.)
-            rival = next((h for h in beam if not h.made), None)
-            if rival is not None and self._rank(rival) - self._rank(leader) < MARGIN - 1e-9:
-                continue
-            flag = Flag(
-                self._made_t(self.motions[motion]),
-                entry.kind,
-                self.place_of[entry.cell],
-                leader.game.expected_places(),
-                player=entry.player,
-                shown_t=self.now,
-            )
-            if motion not in open_now:
-                flag.resolved_t = self.now  # made and put right already
-            self.raised[motion] = self._raise(flag)
-
-    def _made_t(self, motion: Motion) -> float:
+    def _made_t(self, index: int) -> float:
         """When a mistake read from this motion was made: its onset, unless something else
         moved the cup first, then when the cup began to read steady. At 80 SPS that shows as
         the cup going higher than its seeds' strike (fingers brushing it before the seed:
         bench humans games 94 and 96); at 10 SPS a reading averages a brush away, but its
         first tenth of a second begins the motion, up to 0.3 s before the seed (game 42)."""
+        motion = self.motions[index]
         if motion.after_g is None:
             return motion.onset_t
         change = max(motion.after_g - motion.before_g, 0.0)
@@ -1620,34 +1154,19 @@ class Tracker:
         settling_s = self.detector.cells[motion.cell].settle_samples * self.sample_s
         return max(motion.onset_t, motion.settled_t - settling_s)
 
-    def _rename(self, flag: Flag, entry: Entry, beam: list[Hypothesis], leader: Hypothesis) -> None:
-        """The flag names the leader's mistake at its motion, even once put right: the record
-        keeps what went wrong. It keeps the time it was raised (`shown_t`: a red light came on
-        then) and notes when it was renamed (`named_t`: the light moved then). Not while a
-        hypothesis that made the mistake it names stays within RENAME_MARGIN of the leader:
-        two explanations that tie (a seed lost, or the next in the wrong pit) would otherwise
-        turn the flag back and forth."""
-        place = self.place_of[entry.cell]
-        if (flag.kind, flag.at) == (entry.kind, place):
-            return
-        floor = self._rank(leader) + RENAME_MARGIN
-        named = (flag.kind, flag.at)
-        if any(
-            (e.kind, self.place_of[e.cell]) == named and e.motion == entry.motion
-            for h in beam
-            if self._rank(h) < floor
-            for e in h.made
-        ):
-            return
-        # (`expected` stays: the places due when it was raised, near when the mistake was made,
-        # where the seed belonged for a wrong pit renamed a seed lost; the game has moved on.)
-        flag.kind, flag.at, flag.player = entry.kind, place, entry.player
-        flag.named_t = self.now
-
     # -- the referee's contract -----------------------------------------------------------------
 
+    @property
+    def publications(self) -> int:
+        return self.said.publications
+
+    @property
+    def last_activity(self) -> float:
+        """When a cup last began or stopped moving (the daemon's idle time counts from it)."""
+        return self.log.last_t
+
     def expected_places(self) -> list[Place]:
-        return list(self.expected)
+        return list(self.said.expected)
 
     def expected_kind(self) -> str:
         """pickup | sow | capture | sweep | none: what kind of step comes next."""
@@ -1665,9 +1184,7 @@ class Tracker:
         return guidance_of(self.game, self.flags, places, self.mismatch)
 
     def changes(self, known: int) -> tuple[int, list[RecognisedStep]]:
-        keep = min(known, self.stand, len(self.steps))
-        self.stand = len(self.steps)
-        return keep, self.steps[keep:]
+        return self.said.changes(known)
 
     def belief(self) -> dict[str, Any]:
         """Where every seed is: the leader's game, with its ledger."""

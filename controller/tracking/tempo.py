@@ -3,13 +3,19 @@ time, hypotheses.py).
 
 A hand sows at its own pace: the gaps between its seeds' onsets spread about their median by
 `TEMPO_SPREAD` (log-normal: 30 % jitter, and pauses). The costs are negative log likelihoods
-(natural log), as the search's. Pure functions of times in seconds.
+(natural log), as the search's: pure functions of times in seconds, and `HandTempo`, which
+reads a hand's seeds from a hypothesis's steps.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+
+from controller.rules import Place, StepKind
+
+from .explanation import Taken
+from .motions import Motion
 
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds ...
 # ... once it has this many gaps in the move: one is some evidence, and a seed lost early in
@@ -80,3 +86,60 @@ def off_beat(gap_s: float, usual_s: float, sample_s: float) -> float:
     """
     on_beat = off_tempo(max(gap_s, sample_s / 2), usual_s, beats=1, sample_s=sample_s)
     return min(on_beat, OFF_BEAT_MAX_COST)
+
+
+class HandTempo:
+    """The hands' tempo along a hypothesis's steps: each step's onset is its motion's. Where
+    laps relay, a relay lifts the pit its last seed fell in and sows on at the same pace."""
+
+    def __init__(self, motions: list[Motion], relays: bool, sample_s: float) -> None:
+        self.motions = motions
+        self.relays = relays
+        self.sample_s = sample_s  # (an onset is known to a reading)
+
+    def laps(
+        self, last: Taken | None, player: int, min_gaps: int = TEMPO_MIN_GAPS
+    ) -> tuple[list[float], float | None]:
+        """The onsets of the hand's last seeds of this lap (newest first), and its tempo
+        (`usual_gap`: None while too few) over this lap and those before it in the move.
+        (Where laps are single, a move begun from the pit the hand's last move ended in is no
+        relay.)"""
+        laps: list[list[float]] = [[]]
+        lifted: Place | None = None  # this lap's pickup: was the seed before it there?
+        node = last
+        while node is not None and sum(map(len, laps)) < TEMPO_SEEDS + len(laps):
+            step, onset_t = node.step, self.motions[node.motion].onset_t
+            node = node.parent
+            if step.player != player:
+                continue
+            if lifted is not None:
+                if step.kind is not StepKind.SOW or step.at != lifted:
+                    break  # the move's first lap
+                laps.append([])
+                lifted = None
+            if step.kind is StepKind.SOW:
+                laps[-1].append(onset_t)
+            elif step.kind is StepKind.PICKUP and self.relays:
+                lifted = step.at
+            else:
+                break
+        return laps[0], usual_gap(laps, min_gaps)
+
+    def off_tempo(self, last: Taken | None, player: int, onset_t: float, beats: int) -> float:
+        """-log likelihood that `beats` of the hand's seeds fell by `onset_t` since its last
+        seed, by its tempo (`off_tempo`)."""
+        times, usual = self.laps(last, player)
+        if usual is None or not times or onset_t <= times[0]:
+            return 0.0
+        return off_tempo(onset_t - times[0], usual, beats, self.sample_s)
+
+    def off_beat(self, last: Taken | None, player: int, onset_t: float) -> float:
+        """While both hands sow: the hand's next seed begun at `onset_t`, by its tempo
+        (`off_beat`). Both hands' seeds meet in the same cups: which hand's seed a cup took
+        ties on the levels, and a hand sows at its own pace (bench openings, 10 SPS 0.3 s,
+        seed 234: a seed read as the hand's a tenth of a second after its last, at 0.3 s a
+        seed)."""
+        times, usual = self.laps(last, player, OFF_BEAT_MIN_GAPS)
+        if usual is None or not times:
+            return 0.0
+        return off_beat(onset_t - times[0], usual, self.sample_s)

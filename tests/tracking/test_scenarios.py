@@ -18,7 +18,8 @@ from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.sim.world import GRAB_S
 from controller.simulate import report, run_simulation
 from controller.tracking import hypotheses
-from controller.tracking.hypotheses import Tracker
+from controller.tracking.hypotheses import Hypothesis, Tracker
+from controller.tracking.publish import Publication
 from controller.tracking.session import start_referee
 from controller.tracking.verdicts import RecognisedStep
 
@@ -735,21 +736,21 @@ def test_a_search_spread_over_frames_ends_where_one_search_would(
     a search (a motion a frame), the steps, flags and belief are those of searches never cut."""
     whole, _ = _run("press_and_knock_are_not_steps")
     searches = publications = 0
-    search, publish = Tracker._search, Tracker._publish
+    search, publish = Tracker._search, Publication.steps_of
 
     def counted_search(self: Tracker) -> None:
         nonlocal searches
         searches += 1
         search(self)
 
-    def counted_publish(self: Tracker) -> None:
+    def counted_publish(self: Publication, leader: Hypothesis, now: float) -> None:
         nonlocal publications
         publications += 1
-        publish(self)
+        publish(self, leader, now)
 
     monkeypatch.setattr(hypotheses, "SEARCH_BRANCHES", 1)
     monkeypatch.setattr(Tracker, "_search", counted_search)
-    monkeypatch.setattr(Tracker, "_publish", counted_publish)
+    monkeypatch.setattr(Publication, "steps_of", counted_publish)
     cut, _ = _run("press_and_knock_are_not_steps")
     assert publications < searches  # (some searches went on at the next frame)
     for key in ("steps", "flags", "belief"):
