@@ -160,13 +160,16 @@ class CellDetector:
         self.glitches = 0
         self.samples = 0
         self.tracked_g = 0.0  # how far the rest level has followed drift (for accounts)
-        # Whether each of the last samples (a second, or 3 s at 10 SPS) jumped back by a third
+        # Which of the last samples (a second, or 3 s at 10 SPS) jumped back by a third
         # of a seed, against the jump before it: a failing cell or a loose wire reads up and
         # down (two in three of its jumps turn back), a landing or a lift turns back once, and
         # so do hands' loads, however long they ramp (a forearm and a palm on one cup for 3 s
         # at 10 SPS jumped in most samples, one way, and were called noise).
-        self.jumps: deque[bool] = deque(maxlen=max(30, int(rate_sps)))
-        self.jumped = 0  # how many of `jumps` are True (counted as they come: read every frame)
+        # Kept as the numbers (`samples`) of those that jumped back among the last
+        # `jumps_span`: most samples jump not at all, and cost a comparison.
+        self.jumps_span = max(30, int(rate_sps))
+        self.jumps: deque[int] = deque()
+        self.noisy_jumps = NOISY_SHARE * self.jumps_span  # more than this: noisy
         self.rising = False  # the direction of the last jump
         # Many recent samples jumped back: the cell is too noisy to weigh seeds.
         self.noisy = False
@@ -204,17 +207,17 @@ class CellDetector:
             self.window.append(grams)
             return None
         last = self.last
+        n = self.samples  # (the first sample is compared with none)
         jumps = self.jumps
-        full = len(jumps) == jumps.maxlen
-        if full:
-            self.jumped -= jumps[0]
-        jumped = abs(grams - last) > self.jump_g
-        if jumped:
+        if jumps and jumps[0] <= n - self.jumps_span:
+            jumps.popleft()
+        jump_g = self.jump_g
+        if grams - last > jump_g or last - grams > jump_g:
             rising = grams > last
-            jumped, self.rising = rising != self.rising, rising
-        jumps.append(jumped)
-        self.jumped += jumped
-        self.noisy = full and NOISY_SHARE * len(jumps) < self.jumped
+            if rising != self.rising:
+                jumps.append(n)
+            self.rising = rising
+        self.noisy = n > self.jumps_span + 1 and len(jumps) > self.noisy_jumps
         held = self._held
         rest = self.rest
         if held is None and not self.active and self.refine is None and rest is not None:
