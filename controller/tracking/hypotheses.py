@@ -48,12 +48,12 @@ mistakes it made, and its **cost** (negative log-likelihood):
   (not while the table is knocked: its peak is the knock's);
 - a hand that holds seeds and does nothing for long (`_stalled`), and a mistake left as it is
   for long (`_unheeded`: a person puts right what the red light shows);
-- while both hands sow, each seed read as a hand's by that hand's beat (`_off_beat`): whose
+- while both hands sow, each seed read as a hand's by that hand's beat (`HandTempo.off_beat`): whose
   seed a shared cup took ties on the levels until the hands part.
 
 An empty cup reads its tare, whatever left it: only the noise is in doubt there.
 
-A change is read as each whole number of seeds its weight may be (`_whole`): natural seeds of
+A change is read as each whole number of seeds its weight may be (`Levels.whole`): natural seeds of
 15 % spread weigh 1.42 seeds two at a time as often as one at a time.
 
 A **beam** of the `BEAM` likeliest hypotheses is kept (Viterbi with pruning, ranked with their
@@ -729,7 +729,7 @@ class Tracker:
         a pickup that leaves seeds in the pit is a first handful ('left'). `read`: the motion
         each step was read from (none: this one)."""
         kept = [e for e in hyp.ledger if e not in settled]
-        carried = self._carried(hyp, index, motion, steps, place)
+        carried = self._carried(hyp, index, motion, steps, place, read)
         ledger, cost = self._sown_on(kept + carried, steps, index)
         last = steps[-1]
         yield from self._scored(hyp, index, motion, game, steps, ledger, cost, read)
@@ -754,7 +754,13 @@ class Tracker:
                 )
 
     def _carried(
-        self, hyp: Hypothesis, index: int, motion: Motion, steps: tuple[Step, ...], place: Place
+        self,
+        hyp: Hypothesis,
+        index: int,
+        motion: Motion,
+        steps: tuple[Step, ...],
+        place: Place,
+        read: tuple[int, ...] = (),
     ) -> list[Entry]:
         """The seeds the captures and sweeps among `steps` took, in the hand on their way to
         the store. (What each took: the steps played again up to it; most sequences take
@@ -764,7 +770,7 @@ class Tracker:
         unweighed: bench tracking game 91, three heavy seeds in the store, fitted at a
         nominal weight, read as a hand; a daemon opening at 10 SPS, a capture's own seed
         sown in the motion before (`ahead`), weighed as its cup's 0.05 g, read as a seed
-        in the wrong store."""
+        in the wrong store. Each is the motion of the cup it was taken from (`read`)."""
         if not any(s.kind in (StepKind.CAPTURE, StepKind.SWEEP) for s in steps):
             return []
         carried: list[Entry] = []
@@ -781,15 +787,16 @@ class Tracker:
                 continue
             taker = step.player if step.to_player is None else step.to_player
             store = self.cell_of[Place(taker, "store")]
+            lifted = read[k] if read else index
             earlier = [s.kind for s in steps[:k] if s.at == place]
             weighed = min(taken, held)
             if step.at != place or any(kind is not StepKind.SOW for kind in earlier):
                 weighed = 0  # (taken from elsewhere, or after a part of it was)
             if weighed:
                 grams = motion.before_g - hyp.touch_g(motion.cell)
-                carried.append(Entry(store, -weighed, "carried", taker, index, grams))
+                carried.append(Entry(store, -weighed, "carried", taker, lifted, grams))
             if taken > weighed:
-                carried.append(Entry(store, weighed - taken, "carried", taker, index))
+                carried.append(Entry(store, weighed - taken, "carried", taker, lifted))
         return carried
 
     @staticmethod
@@ -1031,13 +1038,22 @@ class Tracker:
         search under way (`fits`): the beam's branches share most of their waiting motions
         and what those cups hold, and each branch is ranked with them."""
         cell = motion.cell
+        # The hand puts captured seeds in the store in the order it took them (the first k of
+        # them arrive): as their cups settled, for a lean or a brush may begin a cup's motion
+        # long before its seeds leave (bench humans game 195: a forearm on the pit captured
+        # from, the capturing pit's own seed taken to the store first).
         carried = (
-            tuple(e for e in hyp.ledger if e.cell == cell and e.kind == "carried")
+            tuple(
+                sorted(
+                    (e for e in hyp.ledger if e.cell == cell and e.kind == "carried"),
+                    key=lambda e: self.motions[e.motion].settled_t,
+                )
+            )
             if self.place_of[cell].is_store
             else ()
         )
         count = self._count(hyp.game, hyp.ledger, cell)
-        # (At 80 SPS the strike tells seeds from a finger: `_misfit`.)
+        # (At 80 SPS the strike tells seeds from a finger: `Levels.misfit`.)
         sowing = self.slow and not self._leaned(before[0]) and self._sowing_into(hyp, motion)
         key = (before, count, carried, sowing)
         known_fit = self.fits.get(key)
@@ -1046,7 +1062,6 @@ class Tracker:
         touch_cost = TOUCH_COST + (NEXT_CUP_TOUCH_COST if sowing else 0.0)
         _, count_before, touch_g, touch_spread = before
         best: Fitted | None = None
-        # The hand puts captured seeds in the store in the order it took them: the first k.
         for k in range(len(carried) + 1):
             arrived = carried[:k]
             after = count - sum(e.seeds for e in arrived)

@@ -4,7 +4,7 @@ seed is. Read by the daemon, the journal and the benches.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from controller.leds.patterns import GuidanceState, HandGuidance
@@ -54,8 +54,6 @@ class Flag:
 class RecognisedStep:
     t: float
     step: Step
-    # A sow: when its seed fell (the cup's onset), for a hand's tempo (see `_choose`).
-    fell: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"t": round(self.t, 4), **self.step.to_json()}

@@ -769,6 +769,18 @@ def test_a_forearm_leaning_from_before_a_relay_on_the_cups_sown_after_it() -> No
     _same_as_truth(result)
 
 
+def test_captured_seeds_reach_the_store_in_the_order_their_cups_gave_them_up() -> None:
+    """Bench humans game 195 (adult, congkak 7, 10 SPS, natural seeds) to 45 s: at 41.12 s a
+    forearm of 473 g leans on [0, 0] to [0, 2]; the hand's last seed falls in [1, 6] (41.40 s)
+    and captures [0, 0] opposite. It takes its own seed to the store first (41.73 s), then
+    the twelve of [0, 0] (42.53 s), whose motion began with the lean, before [1, 6]'s. Taken
+    in the order the cups began to move, the one seed in the store was none of the twelve
+    expected first: a foreign seed."""
+    result, _ = _run("humans_congkak_10sps_lean_on_the_pit_captured_from")
+    assert result["flags"] == []
+    _same_as_truth(result)
+
+
 def test_a_finger_lifted_as_its_seed_comes_is_no_seed_missing() -> None:
     """Bench humans game 436 (expert, congkak 7, 10 SPS, natural seeds) to 125 s, its one
     mistake (two seeds dropped at 20.3 s, one taken back) left out: at 109.77 s a finger of
