@@ -165,10 +165,11 @@ class CellDetector:
         # down (two in three of its jumps turn back), a landing or a lift turns back once, and
         # so do hands' loads, however long they ramp (a forearm and a palm on one cup for 3 s
         # at 10 SPS jumped in most samples, one way, and were called noise).
-        # Kept as the numbers (`samples`) of those that jumped back among the last
+        # Kept as the numbers (`compared`) of those that jumped back among the last
         # `jumps_span`: most samples jump not at all, and cost a comparison.
         self.jumps_span = max(30, int(rate_sps))
         self.jumps: deque[int] = deque()
+        self.compared = 0  # samples compared with the one before (`start_at` gives a first)
         self.noisy_jumps = NOISY_SHARE * self.jumps_span  # more than this: noisy
         self.rising = False  # the direction of the last jump
         # Many recent samples jumped back: the cell is too noisy to weigh seeds.
@@ -207,7 +208,7 @@ class CellDetector:
             self.window.append(grams)
             return None
         last = self.last
-        n = self.samples  # (the first sample is compared with none)
+        self.compared = n = self.compared + 1
         jumps = self.jumps
         if jumps and jumps[0] <= n - self.jumps_span:
             jumps.popleft()
@@ -217,7 +218,7 @@ class CellDetector:
             if rising != self.rising:
                 jumps.append(n)
             self.rising = rising
-        self.noisy = n > self.jumps_span + 1 and len(jumps) > self.noisy_jumps
+        self.noisy = n > self.jumps_span and len(jumps) > self.noisy_jumps
         held = self._held
         rest = self.rest
         if held is None and not self.active and self.refine is None and rest is not None:

@@ -268,3 +268,20 @@ def test_seeds_lifted_and_put_back_show_as_a_dip_though_a_press_is_the_largest_e
     assert settled[0].trough_g < -0.5 * SEED  # (the chip averages the dip: 4 samples)
     quiet = [e for e in run(CellDetector(rate_sps=80, seed_g=SEED), noisy(hx711(landing(30.0))))]
     assert [e.trough_g for e in quiet if isinstance(e, Settled)] == [0.0]  # no dip: none seen
+
+
+def test_a_cell_reading_up_and_down_is_noisy_once_a_whole_span_was_compared() -> None:
+    """A loose wire: every sample jumps back by a seed. The cell is called noisy once it has
+    compared `jumps_span` samples with the one before each, not one sample sooner or later,
+    whether its first level came from a sample or from `start_at`."""
+    for started in (False, True):
+        detector = CellDetector(0, rate_sps=80.0, seed_g=5.0)
+        if started:
+            detector.start_at(30.0)
+        else:
+            detector.update(0.0, 30.0)
+        noisy_after = []
+        for k in range(1, detector.jumps_span + 2):
+            detector.update(k / 80, 30.0 + 5.0 * (k % 2))
+            noisy_after.append(detector.noisy)
+        assert noisy_after == [False] * detector.jumps_span + [True], started
