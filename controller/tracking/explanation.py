@@ -18,7 +18,8 @@ from controller.rules import Step, StepFollower
 class Entry:
     """Seeds of one cup that are not where the game has them: `seeds` more in the cup (fewer,
     if negative). `kind` says why: 'carried' (a capture in the hand, on its way to the store),
-    'left' (a pit lifted in two handfuls), or a mistake's flag kind; `motion` made it."""
+    'left' (a pit lifted in two handfuls), or a mistake's flag kind; `motion` made it (a
+    capture's: the motion of the cup it was taken from)."""
 
     cell: int
     seeds: int

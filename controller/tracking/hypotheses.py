@@ -271,19 +271,19 @@ class Tracker:
         # A motion is final once settled HOLD_S (at 80 SPS fingers brushing a cup, 30 to 80 ms,
         # may read as settled for a moment; at 10 SPS a reading averages them away).
         self.slow = self.detector.slow
-        self.log = MotionLog(
+        self.motion_log = MotionLog(
             0.0 if self.slow else HOLD_S,
             len(self.mapping.place_of),
             SLACK_S if self.slow else FAST_SLACK_S,
             NEAR_MAX_S,
         )
-        self.motions = self.log.items
+        self.motions = self.motion_log.items
         self.done = 0  # motions[:done] are settled and in the frontier
         # The beam after each motion from the frontier on, as last explained (kept until a
         # motion changes: most events add a motion, and only it is explained)
         self.trail: list[list[Hypothesis]] = []
         self.seeds = SeedWeights(self.seed_g, self.start_cv)
-        self.levels = Levels(self.seeds, self.slow, self.log.knocked)
+        self.levels = Levels(self.seeds, self.slow, self.motion_log.knocked)
         self.cell_of = self.mapping.cell_of
         self.place_of = self.mapping.place_of
         if self.slow:
@@ -296,7 +296,9 @@ class Tracker:
         self.searched_t = 0.0
         self.holds_t = math.inf  # when the first motion not in the frontier will have held
         # What it says (the daemon's contract), and the cells that cannot be weighed (faults.py)
-        self.said = Publication(self.steps, self.flags, self.mapping, tuple(game.expected_places()))
+        self.publication = Publication(
+            self.steps, self.flags, self.mapping, tuple(game.expected_places())
+        )
         self.fault_flags: dict[int, Flag] = {}
         # The cups at rest that do not weigh what the leader counts (mismatch.py), and its flag
         self.mismatch: dict[Place, str] = {}
@@ -329,7 +331,7 @@ class Tracker:
         for event in batch.events:
             if event.cell not in self.fault_flags:  # (a faulty cell's changes are no seeds)
                 rest = self.detector.cells[event.cell].rest
-                changes = self.log.on_event(event, rest, self.done, self._emptied)
+                changes = self.motion_log.on_event(event, rest, self.done, self._emptied)
                 if changes is not None:
                     self._changed(changes)
                     changed = True
@@ -339,7 +341,7 @@ class Tracker:
             began = time.process_time()
             self._search()
             self.search_s_max = max(self.search_s_max, time.process_time() - began)
-        if changed or self.detector.active or self.now - self.log.last_t < REST_S:
+        if changed or self.detector.active or self.now - self.motion_log.last_t < REST_S:
             return
         # (Every motion held and explained for good; weighed as often as the search is.)
         if self.done == len(self.motions) and self.now - self.weighed_t >= RECONSIDER_S:
@@ -368,7 +370,7 @@ class Tracker:
         if self.mismatch and flag is None:
             detail = "; ".join(f"{p}: {how.replace('_', ' ')}" for p, how in self.mismatch.items())
             flag = Flag(self.now, BOARD_MISMATCH, None, [], detail=detail, shown_t=self.now)
-            self.mismatch_flag = self.said.raise_(flag)
+            self.mismatch_flag = self.publication.raise_(flag)
         elif not self.mismatch and flag is not None:
             flag.resolved_t = self.now
             self.mismatch_flag = None
@@ -386,8 +388,8 @@ class Tracker:
             flag = Flag(
                 frame.t, SENSOR_FAULT, place, [], detail=f"cell {cell}: {detail}", shown_t=frame.t
             )
-            self.fault_flags[cell] = self.said.raise_(flag)
-            voided = self.log.void(cell, frame.t, self.done)
+            self.fault_flags[cell] = self.publication.raise_(flag)
+            voided = self.motion_log.void(cell, frame.t, self.done)
             if voided is not None:
                 self._changed(voided)
                 changed = True
@@ -432,7 +434,7 @@ class Tracker:
         # for that, not for RECONSIDER_S.)
         self.holds_t = min(
             (
-                m.settled_t + self.log.hold_s
+                m.settled_t + self.motion_log.hold_s
                 for m in self.motions[self.done :]
                 if m.after_g is not None and not self._held(m)
             ),
@@ -446,8 +448,8 @@ class Tracker:
             beam = self._advance(beam, index)
             self.trail.append(beam)
         self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
-        self.said.steps_of(self.leader, self.now)
-        self.said.flags_of(self.frontier, self._rank, self._made_t, self.now)
+        self.publication.steps_of(self.leader, self.now)
+        self.publication.flags_of(self.frontier, self._rank, self._made_t, self.now)
 
     def _changed(self, index: int) -> None:
         """A motion settled, or moved again: the motions from it are explained again."""
@@ -460,7 +462,7 @@ class Tracker:
 
     def _level(self, motion: Motion) -> float | None:
         """The level to weigh it at, once it held (explained again then: `moving_in_trail`)."""
-        return self.log.level(motion, self.now)
+        return self.motion_log.level(motion, self.now)
 
     def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis]:
         motion = self.motions[index]
@@ -516,7 +518,9 @@ class Tracker:
             return
         # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
         # cup dipped by DIP_SEEDS on the way (`LIFTED_BACK_COST`).
-        lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self.log.knocked(motion)
+        lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self.motion_log.knocked(
+            motion
+        )
         nothing = LIFTED_BACK_COST if lifted_back else 0.0
         paused = self.seeds.count(motion.paused_g)
         if round(paused) >= 1 and abs(paused - round(paused)) <= PAUSED_SEEDS_WITHIN:
@@ -1046,7 +1050,7 @@ class Tracker:
             tuple(
                 sorted(
                     (e for e in hyp.ledger if e.cell == cell and e.kind == "carried"),
-                    key=lambda e: self.motions[e.motion].settled_t,
+                    key=lambda e: (self.motions[e.motion].settled_t, e.motion),
                 )
             )
             if self.place_of[cell].is_store
@@ -1086,7 +1090,7 @@ class Tracker:
         motion = self.motions[index]
         leaned = any(
             other.cell != motion.cell and self._rise(other) >= MIN_TOUCH_G
-            for other in self.log.begun_with(index, LEAN_TOGETHER_S)
+            for other in self.motion_log.begun_with(index, LEAN_TOGETHER_S)
         )
         self.leans[index] = leaned
         return leaned
@@ -1173,15 +1177,15 @@ class Tracker:
 
     @property
     def publications(self) -> int:
-        return self.said.publications
+        return self.publication.publications
 
     @property
     def last_activity(self) -> float:
         """When a cup last began or stopped moving (the daemon's idle time counts from it)."""
-        return self.log.last_t
+        return self.motion_log.last_t
 
     def expected_places(self) -> list[Place]:
-        return list(self.said.expected)
+        return list(self.publication.expected)
 
     def expected_kind(self) -> str:
         """pickup | sow | capture | sweep | none: what kind of step comes next."""
@@ -1199,7 +1203,7 @@ class Tracker:
         return guidance_of(self.game, self.flags, places, self.mismatch)
 
     def changes(self, known: int) -> tuple[int, list[RecognisedStep]]:
-        return self.said.changes(known)
+        return self.publication.changes(known)
 
     def belief(self) -> dict[str, Any]:
         """Where every seed is: the leader's game, with its ledger."""

@@ -26,9 +26,10 @@ LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (SIMULA
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only)
 # A hand settling on a cup overshot its weight by 6 % at most in bench humans (143 weights of
 # 1.5 seeds or more at a due cup), seeds let go together by 17 % at least: a touch that struck
-# the cup must fall more than MARGIN behind two seeds let go where one was due (TOUCH_COST +
-# this > MISTAKE_COST + MARGIN, hypotheses.py), or the extra seed waits for its correction to
-# be flagged (at 5: 4 of 25 in bench humans at 80 SPS flagged 1.5 s late, at 7: none)
+# the cup must fall more than MARGIN (publish.py) behind two seeds let go where one was due
+# (TOUCH_COST + this > MISTAKE_COST + MARGIN, hypotheses.py), or the extra seed waits for its
+# correction to be flagged (at 5: 4 of 25 in bench humans at 80 SPS flagged 1.5 s late, at
+# 7: none)
 STRUCK_TOUCH_COST = 7.0
 
 Touch = tuple[float, float]  # a hand resting on a cup: its grams, and how far they may be off

@@ -66,19 +66,20 @@ class MotionLog:
     """The motions in onset order, `items`, each cell's under way (`open`) and latest.
 
     `on_event` answers which motion's explanation an event changes: the search explains the
-    motions from that one on again (`None`: none changed; `len(items)`: none yet, but a
-    motion settled and is weighed once it held). A cup beginning to move changes the first
-    motion it may be explained with: one begun within `slack_s` of it, or still under way
-    and begun within `near_s`.
+    motions from that one on again (`None`: nothing changed; an index past those explained,
+    such as a new motion's own: none to explain again, but a search is due). A cup beginning
+    to move changes the first motion it may be explained with: one begun within `slack_s` of
+    it, or still under way and begun within `near_s`. At 80 SPS a motion that settled is
+    weighed once it held (`level`).
     """
 
-    def __init__(self, hold_s: float, cells: int, slack_s: float, near_s: float) -> None:
+    def __init__(self, hold_s: float, places: int, slack_s: float, near_s: float) -> None:
         self.items: list[Motion] = []
         self.open: dict[int, int] = {}  # cell -> its motion under way
         self.latest: dict[int, int] = {}  # cell -> its latest motion
         self.knocks: list[float] = []  # when the table was knocked
         self.hold_s = hold_s
-        self.cells = cells  # the cells mapped to places: a knock moves most of them
+        self.places = places  # cells mapped to places: a knock moves most of them
         self.slack_s = slack_s
         self.near_s = near_s
         self.last_t = 0.0  # when a cup last began or stopped moving
@@ -121,13 +122,13 @@ class MotionLog:
                 motion.resume()
                 self.open[cell] = last
                 return last
-        changes = self._near(event.t, final)
+        changes = self._first_near(event.t, final)
         self.open[cell] = self.latest[cell] = len(self.items)
         self.items.append(Motion(cell, event.t, rest_g if rest_g is not None else 0.0))
         self._knocked_now(event.t)
         return changes
 
-    def _near(self, t: float, final: int) -> int:
+    def _first_near(self, t: float, final: int) -> int:
         """The first motion a cup beginning to move at `t` may be explained with."""
         for index in range(final, len(self.items)):
             motion = self.items[index]
@@ -165,7 +166,7 @@ class MotionLog:
             if t - motion.onset_t > KNOCK_S:
                 break
             cells.add(motion.cell)
-        if len(cells) >= KNOCK_SHARE * self.cells:
+        if len(cells) >= KNOCK_SHARE * self.places:
             self.knocks.append(t)
 
     def knocked(self, motion: Motion) -> bool:

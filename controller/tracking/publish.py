@@ -98,8 +98,9 @@ class Publication:
         Judged on the frontier (`beam`): the motions that have held, in order, and no more (a
         cup still moving, or settled for a moment, can make any explanation lead). `made_t`:
         when the mistake read from a motion was made."""
-        # (The beam is in the order it was kept by: `_rank` with waiting motions capped.)
+        # (The beam is in the order it was kept by: `Tracker._rank`, waiting motions capped.)
         leader = leading(beam, rank)
+        leader_rank = rank(leader)
         made = {e.motion: e for e in leader.made}
         open_now = {e.motion for e in leader.ledger if e.mistake}
         for motion, flag in self.raised.items():
@@ -110,12 +111,12 @@ class Publication:
         for motion, entry in made.items():
             raised = self.raised.get(motion)
             if raised is not None:
-                self._rename(raised, entry, beam, rank(leader) + RENAME_MARGIN, rank, now)
+                self._rename(raised, entry, beam, leader_rank + RENAME_MARGIN, rank, now)
                 continue
             # (A seed lost and one in the wrong pit may explain the cups alike until the
             # hands put it right; the hand's tempo tells them apart, when it has one.)
             rival = next((h for h in beam if not h.made), None)
-            if rival is not None and rank(rival) - rank(leader) < MARGIN - 1e-9:
+            if rival is not None and rank(rival) - leader_rank < MARGIN - 1e-9:
                 continue
             flag = Flag(
                 made_t(motion),
