@@ -153,6 +153,11 @@ UNSEEN_RISE_SEEDS = 0.25
 # there before the seed before it; on the hand's beat alone (its tempo) it caught 4 of 21.
 NEXT_CUP_TOUCH_COST = 6.0
 LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a forearm
+# ... and only on a weight that seeds slipping together could be: from four seeds on, a touch
+# is likelier than they without it (EXTRA_SEED_COST each), and with it a palm that came there
+# was read as a seed under a palm, which the prior does not price: a wrong pickup as it lifted
+# (bench humans games 276, 555)
+NEXT_CUP_SEEDS = 3.5
 # -- the search ---------------------------------------------------------------------------------
 # Hypotheses kept. At 12, 8 and 5 on 48 bench humans games (marbles, both rates): the same
 # exact and false flags, flagged in time 131, 132 and 133 of 176. At 5 rather than 12 on all
@@ -1063,7 +1068,11 @@ class Tracker:
         known_fit = self.fits.get(key)
         if known_fit is not None:
             return known_fit
-        touch_cost = TOUCH_COST + (NEXT_CUP_TOUCH_COST if sowing else 0.0)
+
+        def touch_cost(grams: float) -> float:
+            slipping = sowing and grams <= NEXT_CUP_SEEDS * self.seed_g
+            return TOUCH_COST + (NEXT_CUP_TOUCH_COST if slipping else 0.0)
+
         _, count_before, touch_g, touch_spread = before
         best: Fitted | None = None
         for k in range(len(carried) + 1):

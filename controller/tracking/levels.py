@@ -51,12 +51,12 @@ class Levels:
         after: int,
         touch_was: Touch,
         known: tuple[int, float],
-        touch_cost: float,
+        touch_cost: Callable[[float], float],
     ) -> tuple[float, Touch]:
         """-log likelihood of the motion's settled level, where the cup went from `before` to
         `after` seeds, and the touch that fits it best. `touch_was`: the touch on the cup
         before it; `known`: seeds among those that came whose weight was seen (count, grams);
-        `touch_cost`: the prior of a touch coming."""
+        `touch_cost(grams)`: the prior of a touch of that weight coming."""
         assert motion.after_g is not None
         m = self.seeds.seed_g
         d = after - before
@@ -68,7 +68,7 @@ class Levels:
         if touch_was[0]:
             options.append(((0.0, 0.0), 0.0, math.hypot(sigma, touch_was[1])))
         if residual >= MIN_TOUCH_G and residual != touch_was[0]:
-            options.append(((residual, sigma), touch_cost, sigma))
+            options.append(((residual, sigma), touch_cost(residual), sigma))
         total, touch = min(
             (cost + 0.5 * ((residual - t[0]) / spread) ** 2, t) for t, cost, spread in options
         )
