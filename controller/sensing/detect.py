@@ -158,7 +158,6 @@ class CellDetector:
         self.window: deque[float] = deque(maxlen=self.settle_samples)
         self._held: tuple[float, float] | None = None  # a suspect sample waiting for the next
         self.glitches = 0
-        self.samples = 0
         self.tracked_g = 0.0  # how far the rest level has followed drift (for accounts)
         # Which of the last samples (a second, or 3 s at 10 SPS) jumped back by a third
         # of a seed, against the jump before it: a failing cell or a loose wire reads up and
@@ -202,7 +201,6 @@ class CellDetector:
         if grams is None:
             self.loads = None  # a period lost: the loads can no longer be recovered
             return None
-        self.samples += 1
         if self.last is None:
             self.last = self.rest = grams
             self.window.append(grams)

@@ -153,10 +153,13 @@ UNSEEN_RISE_SEEDS = 0.25
 # there before the seed before it; on the hand's beat alone (its tempo) it caught 4 of 21.
 NEXT_CUP_TOUCH_COST = 6.0
 LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a forearm
-# ... and only on a weight that seeds slipping together could be: from four seeds on, a touch
-# is likelier than they without it (EXTRA_SEED_COST each), and with it a palm that came there
-# was read as a seed under a palm, which the prior does not price: a wrong pickup as it lifted
-# (bench humans games 276, 555)
+# ... and only on a weight that seeds slipping together could be. With the prior a touch
+# (TOUCH_COST + it: 9) loses to two seeds let go (MISTAKE_COST: 6), ties three and beats four
+# (EXTRA_SEED_COST for each past the second), so on more than three and a half seeds it told
+# nothing apart; it only made the hand's seed read under a palm (which it does not price)
+# likelier than the palm alone, and a wrong pickup as the palm lifted (bench humans games 276,
+# 555). (A hand's whole handful let go at once costs MISTAKE_COST whatever it weighs: above
+# this, it now reads as a touch.)
 NEXT_CUP_SEEDS = 3.5
 # -- the search ---------------------------------------------------------------------------------
 # Hypotheses kept. At 12, 8 and 5 on 48 bench humans games (marbles, both rates): the same
@@ -711,11 +714,20 @@ class Tracker:
         explanation from passing a new mistake off as putting its own right (bench humans
         game 36: a pit lifted that may not be 72 s before, made right by the next seed in the
         wrong pit, against that seed flagged)."""
-        made = [self.motions[e.motion].onset_t for e in hyp.ledger if e.mistake]
-        if not made:
-            return 0.0
-        late = self.now - min(made) - UNHEEDED_FREE_S
+        late = self.now - self._open_since(hyp.ledger) - UNHEEDED_FREE_S
         return min(late * UNHEEDED_RATE, MISTAKE_COST) if late > 0 else 0.0
+
+    def _open_since(self, ledger: tuple[Entry, ...], players: set[int] | None = None) -> float:
+        """When the oldest mistake still open in `ledger` was made (by one of `players`, if
+        given; none: never)."""
+        return min(
+            (
+                self.motions[e.motion].onset_t
+                for e in ledger
+                if e.mistake and (players is None or e.player in players)
+            ),
+            default=math.inf,
+        )
 
     def _before(self, hyp: Hypothesis, index: int) -> Before:
         cell = self.motions[index].cell
@@ -989,8 +1001,8 @@ class Tracker:
         sowers = {s.player for s in steps if s.kind is StepKind.SOW}
         if not sowers:
             return 0.0
-        made = [self.motions[e.motion].onset_t for e in ledger if e.mistake and e.player in sowers]
-        return UNHEEDED_SOW_COST if made and motion.onset_t - min(made) >= HEED_S else 0.0
+        since = self._open_since(ledger, sowers)
+        return UNHEEDED_SOW_COST if motion.onset_t - since >= HEED_S else 0.0
 
     def _unseen_rise(self, motion: Motion, steps: tuple[Step, ...]) -> float:
         """A seed sown into the cup before it was lifted in the same motion (a relay pickup
