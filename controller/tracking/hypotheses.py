@@ -79,6 +79,7 @@ be weighed is a `sensor_fault` (faults.py), and what it did meanwhile is nothing
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Iterator
@@ -211,12 +212,14 @@ OPENING_SEQUENCE_MAX = 6
 # candidate) up to 442, and a search of 117 ms (game 379). (Both hands' orders make a tree:
 # 167 in congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
 SEQUENCE_FEEDS = 64
-# Branches scored in one search, past which the motions left wait for the next frame: a knock
-# moves every cup at once, and each of its motions is explained again as each holds (bench
-# humans game 191: 14 motions a search, 30 ms; game 379: 202 branches, 37 ms). A frame's
-# search scores 0 branches at the median, 30 to 50 at the 99th percentile, so at 10 SPS, where
-# a frame is 100 ms, only a knock waits for the next (at six motions a search a fast hand's
-# lights waited up to 0.3 s). The loop reads the next frame meanwhile.
+# Branches scored in one search, past which the rest waits for the next frame, in the middle
+# of one motion's explanations too (`Advance`: bench openings had one motion of 308, 62 ms,
+# five cups moving at once as both hands sowed at 10 SPS). A knock moves every cup at once,
+# and each of its motions is explained again as each holds (bench humans game 191: 14
+# motions a search, 30 ms; game 379: 202 branches, 37 ms). A frame's search scores 0
+# branches at the median, 30 to 50 at the 99th percentile, so at 10 SPS, where a frame is
+# 100 ms, only a knock waits for the next (at six motions a search a fast hand's lights
+# waited up to 0.3 s). The loop reads the next frame meanwhile.
 SEARCH_BRANCHES = 100
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
@@ -257,6 +260,19 @@ FLAG_OF = {
     Mistake.SECOND_SEED: "extra_seed",
     Mistake.OPPONENT_STORE: "opponent_store",
 }
+
+
+@dataclass
+class Advance:
+    """One motion's explanations from a beam, branch by branch: kept to go on at the next
+    frame when they outnumber a search's SEARCH_BRANCHES (a knock's motion, every order of
+    the steps of the cups it moved, is hundreds)."""
+
+    index: int
+    beam: list[Hypothesis]
+    following: float  # when the next motion began (`_score_settled`)
+    branches: Iterator[Hypothesis]
+    best: dict[tuple[Any, ...], Hypothesis] = field(default_factory=dict)
 
 
 @dataclass
@@ -322,6 +338,7 @@ class Tracker:
         self.leans: dict[int, bool] = {}
         # Motions explained as moving in the trail: explained again once they hold (`_level`)
         self.moving_in_trail: set[int] = set()
+        self.advancing: Advance | None = None  # an advance the last search left unfinished
 
     @property
     def game(self) -> StepFollower:
@@ -432,10 +449,11 @@ class Tracker:
             # (Explained already from the frontier, and nothing changed since: the same beam.)
             if self.trail:
                 self.frontier = self.trail.pop(0)
-            elif self.branches < SEARCH_BRANCHES:
-                self.frontier = self._advance(self.frontier, self.done)
             else:
-                break
+                advanced = self._advance(self.frontier, self.done)
+                if advanced is None:
+                    break
+                self.frontier = advanced
             self.done += 1
         self.searched_t = self.now
         # (Searched again as soon as a motion holds: it is weighed then, and its flag waits
@@ -450,10 +468,11 @@ class Tracker:
         )
         beam = self.trail[-1] if self.trail else self.frontier
         for index in range(self.done + len(self.trail), len(self.motions)):
-            if self.branches >= SEARCH_BRANCHES:
+            advanced = self._advance(beam, index)
+            if advanced is None:
                 self.holds_t = self.now  # (the rest at the next frame)
                 return
-            beam = self._advance(beam, index)
+            beam = advanced
             self.trail.append(beam)
         self.leader = self._leading(beam)  # (ranked now: a hand stalls as time passes)
         self.publication.steps_of(self.leader, self.now)
@@ -463,6 +482,8 @@ class Tracker:
         """A motion settled, or moved again: the motions from it are explained again."""
         del self.trail[max(0, index - self.done) :]
         self.moving_in_trail = {k for k in self.moving_in_trail if k < index}
+        if self.advancing is not None and self.advancing.index >= index:
+            self.advancing = None
 
     def _held(self, motion: Motion) -> bool:
         """Settled for `hold_s`: final (a brush may settle for a moment, and go on)."""
@@ -472,16 +493,32 @@ class Tracker:
         """The level to weigh it at, once it held (explained again then: `moving_in_trail`)."""
         return self.motion_log.level(motion, self.now)
 
-    def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis]:
+    def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis] | None:
+        """The beam after motion `index`, or None once this search's branches are spent: the
+        advance goes on from there at the next frame (`advancing`), as long as the beam and
+        the motions it was explained from stay as they were."""
+        if self.branches >= SEARCH_BRANCHES:
+            return None
         motion = self.motions[index]
         following = self.motions[index + 1].onset_t if index + 1 < len(self.motions) else math.inf
-        best: dict[tuple[Any, ...], Hypothesis] = {}
-        for hypothesis in beam:
-            for explained in self._branches(hypothesis, index, motion):
-                branch = self._score_settled(explained, following)
-                key = branch.key()
-                if key not in best or branch.cost < best[key].cost:
-                    best[key] = branch
+        advance, self.advancing = self.advancing, None
+        if not (
+            advance is not None
+            and (advance.index, advance.following) == (index, following)
+            and advance.beam is beam
+        ):
+            per_hypothesis = (self._branches(h, index, motion) for h in beam)
+            branches = itertools.chain.from_iterable(per_hypothesis)
+            advance = Advance(index, beam, following, branches)
+        best = advance.best
+        for explained in advance.branches:
+            branch = self._score_settled(explained, following)
+            key = branch.key()
+            if key not in best or branch.cost < best[key].cost:
+                best[key] = branch
+            if self.branches >= SEARCH_BRANCHES:
+                self.advancing = advance
+                return None
         scored = sorted(
             (self._rank(h, WAITING_MAX_COST), k, h) for k, h in enumerate(best.values())
         )
