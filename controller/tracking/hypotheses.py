@@ -64,7 +64,7 @@ the beam for good (the frontier); the motions still under way are explained agai
 event from the frontier on their priors, so the due step leads at once where a due cup begins
 to move and the next place is lit on the first samples. If the cup settles without a seed the
 step's misfit drops it from the lead and the light goes back. A search explains at most
-`SEARCH_BRANCHES` branches and goes on at the next frame (a knock moves every cup at once),
+`SEARCH_WORK` (branches scored and steps fed) and goes on at the next frame (a knock moves every cup at once),
 the leader as it was meanwhile.
 
 **Flags**: a mistake of the leader (the likeliest, its settled motions scored as they stand;
@@ -212,15 +212,14 @@ OPENING_SEQUENCE_MAX = 6
 # candidate) up to 442, and a search of 117 ms (game 379). (Both hands' orders make a tree:
 # 167 in congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
 SEQUENCE_FEEDS = 64
-# Branches scored in one search, past which the rest waits for the next frame, in the middle
-# of one motion's explanations too (`Advance`: bench openings had one motion of 308, 62 ms,
-# five cups moving at once as both hands sowed at 10 SPS). A knock moves every cup at once,
-# and each of its motions is explained again as each holds (bench humans game 191: 14
-# motions a search, 30 ms; game 379: 202 branches, 37 ms). A frame's search scores 0
-# branches at the median, 30 to 50 at the 99th percentile, so at 10 SPS, where a frame is
-# 100 ms, only a knock waits for the next (at six motions a search a fast hand's lights
-# waited up to 0.3 s). The loop reads the next frame meanwhile.
-SEARCH_BRANCHES = 100
+# The work of one search (branches scored, and steps fed to follower copies to find them),
+# past which the rest waits for the next frame, in the middle of one motion's explanations
+# too (`Advance`). A unit costs 20 to 50 us of CPU here (a branch's fits and ranks, a feed's
+# copy): 300 is at most 15 ms. A search does 10 at the median and 92 at the 99th percentile
+# (28,222 searches of 20 bench humans games and 8 expert openings at 10 SPS); what does more
+# is a knock, every cup moving at once, or both hands sowing into the same cups fast: 4,837
+# units and 103 ms in one uncut search of bench openings (62 ms at most, cut between motions).
+SEARCH_WORK = 300
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
 # A cup that dipped and came back: seeds lifted and put back, which a hand does hardly
@@ -265,7 +264,7 @@ FLAG_OF = {
 @dataclass
 class Advance:
     """One motion's explanations from a beam, branch by branch: kept to go on at the next
-    frame when they outnumber a search's SEARCH_BRANCHES (a knock's motion, every order of
+    frame when they are more than a search's SEARCH_WORK (a knock's motion, every order of
     the steps of the cups it moved, is hundreds)."""
 
     index: int
@@ -316,7 +315,7 @@ class Tracker:
             self.detector.set_onset(SLOW_ONSET_SEEDS)
         self.now = 0.0
         self.search_s_max = 0.0
-        self.branches = 0  # scored in this search (SEARCH_BRANCHES)
+        self.work = 0  # branches scored and steps fed in this search (SEARCH_WORK)
         self.searched_t = 0.0
         self.holds_t = math.inf  # when the first motion not in the frontier will have held
         # What it says (the daemon's contract), and the cells that cannot be weighed (faults.py)
@@ -436,15 +435,15 @@ class Tracker:
 
     def _search(self) -> None:
         """Advance the frontier through the motions settled in order, then explain the ones
-        under way from it: the leader is the likeliest. Once SEARCH_BRANCHES branches are
-        scored, the motions left are explained at the next frame, the leader and the lights as
+        under way from it: the leader is the likeliest. Once SEARCH_WORK is done, the
+        rest is explained at the next frame, the leader and the lights as
         they were until then."""
         self.fits.clear()  # (the motions may have moved on since)
         self.leans.clear()
         held = [k for k in self.moving_in_trail if self._held(self.motions[k])]
         if held:
             self._changed(min(held))  # (explained while they had settled only for a moment)
-        self.branches = 0
+        self.work = 0
         while self.done < len(self.motions) and self._held(self.motions[self.done]):
             # (Explained already from the frontier, and nothing changed since: the same beam.)
             if self.trail:
@@ -494,10 +493,10 @@ class Tracker:
         return self.motion_log.level(motion, self.now)
 
     def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis] | None:
-        """The beam after motion `index`, or None once this search's branches are spent: the
+        """The beam after motion `index`, or None once this search's work is done: the
         advance goes on from there at the next frame (`advancing`), as long as the beam and
         the motions it was explained from stay as they were."""
-        if self.branches >= SEARCH_BRANCHES:
+        if self.work >= SEARCH_WORK:
             return None
         motion = self.motions[index]
         following = self.motions[index + 1].onset_t if index + 1 < len(self.motions) else math.inf
@@ -516,7 +515,7 @@ class Tracker:
             key = branch.key()
             if key not in best or branch.cost < best[key].cost:
                 best[key] = branch
-            if self.branches >= SEARCH_BRANCHES:
+            if self.work >= SEARCH_WORK:
                 self.advancing = advance
                 return None
         scored = sorted(
@@ -696,6 +695,7 @@ class Tracker:
                 budget -= 1
                 then = before.copy()
                 then.feed(step)
+                self.work += 1
                 children.extend(
                     (then, (*steps, step), elsewhere_at, True)
                     if read is None
@@ -992,7 +992,7 @@ class Tracker:
     ) -> Iterator[Hypothesis]:
         """The branch priced and, if its motion settled, scored: the best touch for it.
         `read`: the motion each step was read from (none: this one)."""
-        self.branches += 1
+        self.work += 1
         last = hyp.last
         both = both_sowing(hyp.game)
         for k, step in enumerate(steps):

@@ -774,10 +774,10 @@ def test_fast_hands_both_sowing_at_10_sps_are_told_apart_by_two_gaps_of_their_be
 def test_a_search_spread_over_frames_ends_where_one_search_would(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A knock moves every cup at once; a search that has scored SEARCH_BRANCHES branches
-    leaves the rest for the next frame, in the middle of a motion's explanations too (the
-    loop is held no longer than that), the leader as it was meanwhile. At one branch a search,
-    the steps, flags and belief are those of searches never cut, only lit later."""
+    """A knock moves every cup at once; a search that has done SEARCH_WORK (branches scored,
+    steps fed) leaves the rest for the next frame, in the middle of a motion's explanations
+    too (the loop is held no longer than that), the leader as it was meanwhile. At one branch
+    a search, the steps, flags and belief are those of searches never cut, only lit later."""
     whole, _ = _run("press_and_knock_are_not_steps")
     searches = publications = unfinished = most = 0
     search, publish = Tracker._search, Publication.steps_of
@@ -787,20 +787,21 @@ def test_a_search_spread_over_frames_ends_where_one_search_would(
         searches += 1
         search(self)
         unfinished += self.advancing is not None
-        most = max(most, self.branches)
+        most = max(most, self.work)
 
     def counted_publish(self: Publication, leader: Hypothesis, now: float) -> None:
         nonlocal publications
         publications += 1
         publish(self, leader, now)
 
-    monkeypatch.setattr(hypotheses, "SEARCH_BRANCHES", 1)
+    monkeypatch.setattr(hypotheses, "SEARCH_WORK", 1)
     monkeypatch.setattr(Tracker, "_search", counted_search)
     monkeypatch.setattr(Publication, "steps_of", counted_publish)
     cut, _ = _run("press_and_knock_are_not_steps")
     assert publications < searches  # (some searches went on at the next frame)
     assert unfinished > 0  # (some in the middle of a motion's explanations)
-    assert most <= 2  # (a branch, and one that fell out of the count: no seeds left)
+    # (checked at each branch: the steps fed to find it, a branch that left no seeds too)
+    assert most <= hypotheses.SEQUENCE_FEEDS + 2
 
     def without_times(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [
