@@ -230,6 +230,11 @@ WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the
 # hand's next sown there 0.2 s later). At 0.35 rather than 0.5 (three times the noise, the
 # cups' SIGMA0_SEEDS), on games 97 to 300: false flags 27 -> 18, flagged in time 555 -> 563.
 DIP_SEEDS = 0.35
+# At 10 SPS the fingers that take a seed back press on the cup as they do, and the mean of
+# 100 ms blurs the seed's absence with them: 0.22 seed (game 242, a bounced seed taken back
+# from [1, 6] and the due one sown there 0.4 s later), while a reading's noise is a hundredth
+# of a seed. At 0.15 on all 600 games: false flags 45 -> 42 (242, 322, 540), nothing else.
+SLOW_DIP_SEEDS = 0.15
 EMPTIED_SEEDS = 0.5  # a cup settled this far below where it began was lifted (`_emptied`)
 # A cup this far over its seeds' strike bore fingers first (`_made_t`): at 0.35 rather than 0.5,
 # one false flag fewer on games 97 to 300 (288: a flag timed from a brush before its seed)
@@ -562,7 +567,8 @@ class Tracker:
             return
         # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
         # cup dipped by DIP_SEEDS on the way (`LIFTED_BACK_COST`).
-        lifted_back = motion.dip_g >= DIP_SEEDS * self.seed_g and not self.motion_log.knocked(
+        dip_seeds = SLOW_DIP_SEEDS if self.slow else DIP_SEEDS
+        lifted_back = motion.dip_g >= dip_seeds * self.seed_g and not self.motion_log.knocked(
             motion
         )
         nothing = LIFTED_BACK_COST if lifted_back else 0.0

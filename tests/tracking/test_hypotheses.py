@@ -171,6 +171,10 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
     "flag_wrong_pit": [("wrong_pit", [0, 5])],
     "flag_wrong_start": [("wrong_start", [1, 0])],
+    "humans_congkak_10sps_bounced_seed_taken_back": [
+        ("wrong_pit", [1, 3]),
+        ("wrong_pit", [1, 6]),
+    ],
     "humans_kalah_10sps_palm_on_the_store_while_sowing": [
         ("wrong_pit", [1, 5]),
         ("extra_seed", [0, "store"]),

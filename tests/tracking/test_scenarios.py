@@ -838,6 +838,23 @@ def test_captured_seeds_reach_the_store_in_the_order_their_cups_gave_them_up() -
     _same_as_truth(result)
 
 
+def test_a_bounced_seed_taken_back_at_10sps_is_a_wrong_pit_put_right() -> None:
+    """Bench humans game 242 (expert, congkak 7, 10 SPS, marbles) to 57 s: at 53.98 s the
+    hand's seed for [1, 5] bounces into [1, 6]; at 54.98 s the hand takes it back and sows it
+    in [1, 5] (55.31 s), then its next in [1, 6] (55.38 s). Fingers press on [1, 6] as they
+    take the seed, and a reading is the mean of 100 ms: the cup dips by 0.22 seed only
+    between the two. Below DIP_SEEDS, nothing seemed taken back there, and the story that
+    fitted was a seed lost before [1, 6] and a spare put in the gap: the flag moved to
+    [1, 5] as a seed lost after the hand had put the wrong pit right (SLOW_DIP_SEEDS)."""
+    result, _ = _run("humans_congkak_10sps_bounced_seed_taken_back")
+    assert [(f["kind"], f["at"]) for f in result["flags"]] == [
+        ("wrong_pit", [1, 3]),
+        ("wrong_pit", [1, 6]),
+    ]
+    assert all(f["resolved_t"] is not None for f in result["flags"])
+    _same_as_truth(result)
+
+
 def test_a_finger_lifted_as_its_seed_comes_is_no_seed_missing() -> None:
     """Bench humans game 436 (expert, congkak 7, 10 SPS, natural seeds) to 125 s, its one
     mistake (two seeds dropped at 20.3 s, one taken back) left out: at 109.77 s a finger of
