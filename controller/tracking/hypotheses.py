@@ -214,12 +214,13 @@ OPENING_SEQUENCE_MAX = 6
 SEQUENCE_FEEDS = 64
 # The work of one search (branches scored, and steps fed to follower copies to find them),
 # past which the rest waits for the next frame, in the middle of one motion's explanations
-# too (`Advance`). A unit costs 20 to 50 us of CPU here (a branch's fits and ranks, a feed's
-# copy): 300 is at most 15 ms. A search does 10 at the median and 92 at the 99th percentile
-# (28,222 searches of 20 bench humans games and 8 expert openings at 10 SPS); what does more
-# is a knock, every cup moving at once, or both hands sowing into the same cups fast: 4,837
+# too (`Advance`). A unit costs 20 to 70 us of CPU here (a branch's fits and ranks, a feed's
+# copy; the most where every cup moved at once, each branch then fitting all of them): 200
+# is 14 ms at most. A search does 10 at the median and 92 at the 99th percentile (28,222
+# searches of 20 bench humans games and 8 expert openings at 10 SPS); what does more is a
+# knock, every cup moving at once, or both hands sowing into the same cups fast: 4,837
 # units and 103 ms in one uncut search of bench openings (62 ms at most, cut between motions).
-SEARCH_WORK = 300
+SEARCH_WORK = 200
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
 # A cup that dipped and came back: seeds lifted and put back, which a hand does hardly
