@@ -886,13 +886,17 @@ class Tracker:
         hand that pressed on it to grab still there or lifted. A hand grabs what it can hold:
         the first handful takes a good part of the pit (FIRST_HANDFUL), not a seed or two of
         many (that is a seed taken back: bench humans game 4, one seed of eight taken from
-        the cup it had bounced into, read as a pit lifted in two handfuls)."""
+        the cup it had bounced into, read as a pit lifted in two handfuls). What it left is
+        also the pit less what it lifted, as weighed: the few seeds lifted spread less than
+        the many left (game 479: six heavy seeds, two lifted, the four left weighed as five
+        and a twentieth)."""
         assert motion.after_g is not None
         there = self._count(hyp.game, hyp.ledger, motion.cell)
         touch = hyp.touch_g(motion.cell)
         options = {
             n for g in (motion.after_g, motion.after_g - touch) for n in self.levels.whole(g)
         }
+        options.update(there - n for n in self.levels.whole(motion.before_g - motion.after_g))
         return [n for n in sorted(options) if n >= 1 and there - n >= FIRST_HANDFUL * there]
 
     @staticmethod

@@ -855,6 +855,18 @@ def test_a_bounced_seed_taken_back_at_10sps_is_a_wrong_pit_put_right() -> None:
     _same_as_truth(result)
 
 
+def test_a_pit_lifted_in_two_handfuls_is_read_by_what_the_first_lifted() -> None:
+    """Six seeds of 30 % spread in [0, 2]; the hand lifts two, then the other four 0.7 s
+    later. The four left weigh as more than four seeds of the mean, and read by their
+    weight alone they were no first handful's rest: the two lifted were a wrong pickup. What
+    the first handful lifted, as weighed, spreads less (bench humans game 479, six heavy
+    natural seeds)."""
+    result, _ = _run("two_handfuls_of_uneven_seeds")
+    assert result["flags"] == []
+    assert [s["step"] for s in result["steps"]][:2] == ["pickup", "sow"]
+    _same_as_truth(result)
+
+
 def test_a_finger_lifted_as_its_seed_comes_is_no_seed_missing() -> None:
     """Bench humans game 436 (expert, congkak 7, 10 SPS, natural seeds) to 125 s, its one
     mistake (two seeds dropped at 20.3 s, one taken back) left out: at 109.77 s a finger of
