@@ -15,16 +15,19 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
   earlier one of it that rose by seeds, is a little less likely (`_passed_over`); a cup's
   waiting motion is scored before a later motion of it takes a step (`_settled_before`);
 - **nothing**: a brush, a knock, a press that went away (the cup settles where it was); seeds
-  lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by `DIP_SEEDS` on the
-  way (not while the table is knocked: it rings every cup down as well as up)
+  lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by `DIP_SEEDS`
+  (`SLOW_DIP_SEEDS` at 10 SPS) on the way (not while the table is knocked: it rings every cup down as well as up)
   (a dip with due steps is a seed of the ledger taken back as the hand sows that cup);
 - a **touch**: a finger, palm or forearm that stays on the cup, its weight fitted, `TOUCH_COST`
   less likely than a step, and at 10 SPS `NEXT_CUP_TOUCH_COST` less again on the cup a sowing
   hand's next seed is due in, come after its last seed (that is its seeds: no strike tells two
-  seeds from a finger there), unless another cup began to bear weight with it (a forearm); it
-  goes when the cup falls back by it;
+  seeds from a finger there), unless another cup began to bear weight with it (a forearm);
+  `ARRIVED_TOGETHER_COST` less again where seeds came or went in the same motion (a hand
+  does not sow into, or lift from, a cup it puts its weight on); it goes when the cup falls
+  back by it;
 - seeds of the **ledger** coming right: a stray taken back, the rest of a pit lifted (a first
-  handful takes FIRST_HANDFUL of the pit at the least), a spare put where a seed was lost
+  handful takes FIRST_HANDFUL of the pit at the least, read by what it left or what it
+  lifted), a spare put where a seed was lost
   (captured seeds reach the store by themselves, see below);
 - a **mistake**, `MISTAKE_COST` less likely: seeds where none are due (`EXTRA_SEED_COST` each
   more but for all the hand holds, dropped at once), a pit lifted that may not be, two seeds

@@ -31,6 +31,14 @@ NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only)
 # correction to be flagged (at 5: 4 of 25 in bench humans at 80 SPS flagged 1.5 s late, at
 # 7: none)
 STRUCK_TOUCH_COST = 7.0
+# Seeds that come to a cup or leave it in the motion a hand comes to rest on it: a hand does
+# not sow into, or lift from, a cup it is putting its weight on, and a forearm does not come
+# down on a cup just as a seed falls there (SIMULATION.md: touches never share a moment with a
+# seed arriving or leaving). Under a touch of many seeds' weight neither the level nor the
+# strike tells seeds apart (bench humans game 190: a forearm over the cup due next after a
+# 16 s pause read as the seed and the forearm, and a wrong pickup as it lifted; game 180:
+# a forearm on three cups read as a pickup under it).
+ARRIVED_TOGETHER_COST = 3.0
 
 Touch = tuple[float, float]  # a hand resting on a cup: its grams, and how far they may be off
 
@@ -68,7 +76,8 @@ class Levels:
         if touch_was[0]:
             options.append(((0.0, 0.0), 0.0, math.hypot(sigma, touch_was[1])))
         if residual >= MIN_TOUCH_G and residual != touch_was[0]:
-            options.append(((residual, sigma), touch_cost(residual), sigma))
+            coincide = ARRIVED_TOGETHER_COST if d else 0.0
+            options.append(((residual, sigma), touch_cost(residual) + coincide, sigma))
         total, touch = min(
             (cost + 0.5 * ((residual - t[0]) / spread) ** 2, t) for t, cost, spread in options
         )

@@ -41,7 +41,6 @@ def test_a_clean_expert_game_at_ten_samples_per_second_ends_exact_without_flags(
 # search replaced flagged both).
 NOT_YET = {
     "extra_seed": "two seeds let go together, one of half a seed's weight, read as one heavy",
-    "not_all_lifted": "first flagged as the wrong pickup, withdrawn, then named: not in time",
 }
 
 

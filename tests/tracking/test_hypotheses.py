@@ -190,6 +190,11 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("seed_lost", [0, "store"]),
         ("wrong_pit", [0, 0]),
     ],
+    "humans_oware_80sps_lean_over_the_due_cup": [
+        ("wrong_pit", [1, 3]),
+        ("seed_lost", [0, 3]),
+        ("wrong_pit", [1, 5]),
+    ],
     "humans_oware_10sps_finger_on_the_cup_after_next": [
         ("wrong_pit", [0, 1]),
         ("wrong_pit", [1, 4]),

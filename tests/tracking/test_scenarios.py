@@ -867,6 +867,20 @@ def test_a_pit_lifted_in_two_handfuls_is_read_by_what_the_first_lifted() -> None
     _same_as_truth(result)
 
 
+def test_a_forearm_coming_down_over_the_due_cup_brought_no_seed() -> None:
+    """Bench humans game 190 (visitor, oware, 80 SPS, marbles) to 191 s: the hand, with
+    seeds to sow, pauses 16 s; at 183.98 s a forearm of 400 g comes down on [1, 1] to [1, 4]
+    for 3.7 s, [1, 4] the cup due next. Under a forearm's weight a seed's strike does not
+    show, and the seed read as sown with it was free: when the forearm lifted, the seed was
+    not there, a wrong pickup. A seed and a hand arriving at a cup at the same moment is a
+    coincidence, priced (`ARRIVED_TOGETHER_COST`). The seed then falls in [1, 5] (188.84 s,
+    a real wrong pit) and is put right."""
+    result, _ = _run("humans_oware_80sps_lean_over_the_due_cup")
+    assert [(f["kind"], f["at"]) for f in result["flags"]][-1] == ("wrong_pit", [1, 5])
+    assert all(f["kind"] != "wrong_pickup" for f in result["flags"])
+    _same_as_truth(result)
+
+
 def test_a_finger_lifted_as_its_seed_comes_is_no_seed_missing() -> None:
     """Bench humans game 436 (expert, congkak 7, 10 SPS, natural seeds) to 125 s, its one
     mistake (two seeds dropped at 20.3 s, one taken back) left out: at 109.77 s a finger of
