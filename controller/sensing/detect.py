@@ -117,8 +117,13 @@ class CellDetector:
         # window long enough to span a landing's ring (about 60 ms) at 80 SPS.
         # At 10 SPS a landing ramps up over 4 samples of 100 ms: agreeing samples are only
         # looked for after it (a level averaged over the ramp's tail is a part of a gram off).
+        # And a touch shorter than a sample (fingers brushing a cup, 30 to 80 ms) is in the
+        # readings as a plateau, up in a sample or two, there for the next four, gone on the
+        # sixth: its plateau agreed on the fifth, and a seed sown a moment after it was split
+        # in two motions, a third of a seed's level for the first (bench humans games 108 and
+        # 403: an extra seed flagged).
         self.settle_samples = 3 if slow_rate(rate_sps) else 4
-        self.min_active = 5 if slow_rate(rate_sps) else 4
+        self.min_active = 6 if slow_rate(rate_sps) else 4
         # At 10 SPS, waiting for three agreeing samples after the ramp takes 0.5-0.6 s. But the
         # converter has followed a single step completely on its 4th sample (50 % on the 2nd):
         # a rise or fall that ramps like one step is settled there, 0.3-0.4 s after it
