@@ -219,10 +219,12 @@ SEQUENCE_FEEDS = 64
 # past which the rest waits for the next frame, in the middle of one motion's explanations
 # too (`Advance`). A unit costs 20 to 70 us of CPU here (a branch's fits and ranks, a feed's
 # copy; the most where every cup moved at once, each branch then fitting all of them): 200
-# is 14 ms at most. A search does 10 at the median and 92 at the 99th percentile (28,222
-# searches of 20 bench humans games and 8 expert openings at 10 SPS); what does more is a
-# knock, every cup moving at once, or both hands sowing into the same cups fast: 4,837
-# units and 103 ms in one uncut search of bench openings (62 ms at most, cut between motions).
+# are about 14 ms. (Not a bound: the budget is looked at after each branch, and the search
+# that ends an advance ranks its branches beyond it; 16 ms the longest in bench humans.) A
+# search does 10 at the median and 92 at the 99th percentile (28,222 searches of 20 bench
+# humans games and 8 expert openings at 10 SPS); what does more is a knock, every cup moving
+# at once, or both hands sowing into the same cups fast: 4,837 units and 103 ms in one
+# uncut search of bench openings (62 ms at most, cut between motions).
 SEARCH_WORK = 200
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
@@ -273,8 +275,9 @@ FLAG_OF = {
 @dataclass
 class Advance:
     """One motion's explanations from a beam, branch by branch: kept to go on at the next
-    frame when they are more than a search's SEARCH_WORK (a knock's motion, every order of
-    the steps of the cups it moved, is hundreds)."""
+    frame when the search's SEARCH_WORK runs out in the middle of them (a knock's motion,
+    every order of the steps of the cups it moved, is hundreds of branches). The search that
+    takes it up keeps the caches it was begun with (`fits`, `leans`)."""
 
     index: int
     beam: list[Hypothesis]
@@ -444,11 +447,11 @@ class Tracker:
 
     def _search(self) -> None:
         """Advance the frontier through the motions settled in order, then explain the ones
-        under way from it: the leader is the likeliest. Once SEARCH_WORK is done, the
-        rest is explained at the next frame, the leader and the lights as
-        they were until then."""
-        self.fits.clear()  # (the motions may have moved on since)
-        self.leans.clear()
+        under way from it: the leader is the likeliest. Once SEARCH_WORK is done, the rest is
+        explained at the next frame, the leader and the lights as they were until then."""
+        if self.advancing is None:  # (an advance goes on as it began: its branches compare)
+            self.fits.clear()  # (the motions may have moved on since)
+            self.leans.clear()
         held = [k for k in self.moving_in_trail if self._held(self.motions[k])]
         if held:
             self._changed(min(held))  # (explained while they had settled only for a moment)
@@ -503,8 +506,9 @@ class Tracker:
 
     def _advance(self, beam: list[Hypothesis], index: int) -> list[Hypothesis] | None:
         """The beam after motion `index`, or None once this search's work is done: the
-        advance goes on from there at the next frame (`advancing`), as long as the beam and
-        the motions it was explained from stay as they were."""
+        advance goes on from there at the next frame (`advancing`), unless a motion up to
+        `index` changed (`_changed`) or the next one began since (`following`). (Motions
+        under way read as they stand: they are explained again once they hold.)"""
         if self.work >= SEARCH_WORK:
             return None
         motion = self.motions[index]
@@ -570,7 +574,7 @@ class Tracker:
                 yield from self._with_steps(hyp, index, motion, game, (step,), place)
             return
         # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
-        # cup dipped by DIP_SEEDS on the way (`LIFTED_BACK_COST`).
+        # cup dipped by DIP_SEEDS (SLOW_DIP_SEEDS at 10 SPS) on the way (`LIFTED_BACK_COST`).
         dip_seeds = SLOW_DIP_SEEDS if self.slow else DIP_SEEDS
         lifted_back = motion.dip_g >= dip_seeds * self.seed_g and not self.motion_log.knocked(
             motion
@@ -899,7 +903,8 @@ class Tracker:
         options = {
             n for g in (motion.after_g, motion.after_g - touch) for n in self.levels.whole(g)
         }
-        options.update(there - n for n in self.levels.whole(motion.before_g - motion.after_g))
+        lifted = motion.before_g - motion.after_g
+        options.update(there - n for g in (lifted, lifted - touch) for n in self.levels.whole(g))
         return [n for n in sorted(options) if n >= 1 and there - n >= FIRST_HANDFUL * there]
 
     @staticmethod

@@ -33,8 +33,8 @@ NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only)
 STRUCK_TOUCH_COST = 7.0
 # Seeds that come to a cup or leave it in the motion a hand comes to rest on it: a hand does
 # not sow into, or lift from, a cup it is putting its weight on, and a forearm does not come
-# down on a cup just as a seed falls there (SIMULATION.md: touches never share a moment with a
-# seed arriving or leaving). Under a touch of many seeds' weight neither the level nor the
+# down on a cup just as a seed falls there (nor do the simulator's people: controller/sim/
+# human.py, AFTER_SEED_S). Under a touch of many seeds' weight neither the level nor the
 # strike tells seeds apart (bench humans game 190: a forearm over the cup due next after a
 # 16 s pause read as the seed and the forearm, and a wrong pickup as it lifted; game 180:
 # a forearm on three cups read as a pickup under it).
