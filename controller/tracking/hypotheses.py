@@ -16,7 +16,8 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
   waiting motion is scored before a later motion of it takes a step (`_settled_before`);
 - **nothing**: a brush, a knock, a press that went away (the cup settles where it was); seeds
   lifted and put back, `LIFTED_BACK_COST` less likely, if the cup dipped by `DIP_SEEDS`
-  (`SLOW_DIP_SEEDS` at 10 SPS) on the way (not while the table is knocked: it rings every cup down as well as up)
+  (`SLOW_DIP_SEEDS` at 10 SPS) on the way (not while the table is knocked: it rings every
+  cup down as well as up)
   (a dip with due steps is a seed of the ledger taken back as the hand sows that cup);
 - a **touch**: a finger, palm or forearm that stays on the cup, its weight fitted, `TOUCH_COST`
   less likely than a step, and at 10 SPS `NEXT_CUP_TOUCH_COST` less again on the cup a sowing
@@ -66,9 +67,9 @@ both hands sow, `OPENING_BEAM` are kept. Motions that have settled, in order, ad
 the beam for good (the frontier); the motions still under way are explained again at each
 event from the frontier on their priors, so the due step leads at once where a due cup begins
 to move and the next place is lit on the first samples. If the cup settles without a seed the
-step's misfit drops it from the lead and the light goes back. A search explains at most
-`SEARCH_WORK` (branches scored and steps fed) and goes on at the next frame (a knock moves every cup at once),
-the leader as it was meanwhile.
+step's misfit drops it from the lead and the light goes back. A search does `SEARCH_WORK`
+(branches scored and steps fed) and goes on at the next frame, in the middle of a motion's
+explanations if need be (a knock moves every cup at once), the leader as it was meanwhile.
 
 **Flags**: a mistake of the leader (the likeliest, its settled motions scored as they stand;
 in the beam a motion waiting to be scored counts at most WAITING_MAX_COST, since motions
@@ -306,6 +307,7 @@ class Tracker:
         # A motion is final once settled HOLD_S (at 80 SPS fingers brushing a cup, 30 to 80 ms,
         # may read as settled for a moment; at 10 SPS a reading averages them away).
         self.slow = self.detector.slow
+        self.dip_min_g = (SLOW_DIP_SEEDS if self.slow else DIP_SEEDS) * self.seed_g  # `_branches`
         self.motion_log = MotionLog(
             0.0 if self.slow else HOLD_S,
             len(self.mapping.place_of),
@@ -575,10 +577,7 @@ class Tracker:
             return
         # Nothing: a brush, a knock, a press that went away; seeds lifted and put back, if the
         # cup dipped by DIP_SEEDS (SLOW_DIP_SEEDS at 10 SPS) on the way (`LIFTED_BACK_COST`).
-        dip_seeds = SLOW_DIP_SEEDS if self.slow else DIP_SEEDS
-        lifted_back = motion.dip_g >= dip_seeds * self.seed_g and not self.motion_log.knocked(
-            motion
-        )
+        lifted_back = motion.dip_g >= self.dip_min_g and not self.motion_log.knocked(motion)
         nothing = LIFTED_BACK_COST if lifted_back else 0.0
         paused = self.seeds.count(motion.paused_g)
         if round(paused) >= 1 and abs(paused - round(paused)) <= PAUSED_SEEDS_WITHIN:

@@ -36,8 +36,9 @@ STRUCK_TOUCH_COST = 7.0
 # down on a cup just as a seed falls there (nor do the simulator's people: controller/sim/
 # human.py, AFTER_SEED_S). Under a touch of many seeds' weight neither the level nor the
 # strike tells seeds apart (bench humans game 190: a forearm over the cup due next after a
-# 16 s pause read as the seed and the forearm, and a wrong pickup as it lifted; game 180:
-# a forearm on three cups read as a pickup under it).
+# 16 s pause read as the seed and the forearm, and a wrong pickup as it lifted). Priced for
+# seeds that came only, a forearm on three cups read as a pickup under it instead (game 180:
+# 55 false flags), so seeds that left pay it too.
 ARRIVED_TOGETHER_COST = 3.0
 
 Touch = tuple[float, float]  # a hand resting on a cup: its grams, and how far they may be off
