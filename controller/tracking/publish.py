@@ -118,13 +118,12 @@ class Publication:
             rival = next((h for h in beam if not h.made), None)
             if rival is not None and rank(rival) - leader_rank < MARGIN - 1e-9:
                 continue
+            place = self.place_of[entry.cell]
+            # (A seed lost belonged where it is flagged: the game has sown on past it, and what
+            # it expects next is no place for the spare.)
+            expected = [place] if entry.kind == "seed_lost" else leader.game.expected_places()
             flag = Flag(
-                made_t(motion),
-                entry.kind,
-                self.place_of[entry.cell],
-                leader.game.expected_places(),
-                player=entry.player,
-                shown_t=now,
+                made_t(motion), entry.kind, place, expected, player=entry.player, shown_t=now
             )
             if motion not in open_now:
                 flag.resolved_t = now  # made and put right already

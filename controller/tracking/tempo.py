@@ -27,15 +27,24 @@ TEMPO_MIN_GAPS = 1
 # ... but two while both hands sow (`off_beat`): one gap of a hand sowing a seed a reading is
 # no beat to tell whose seed a cup took by (bench openings, 10 SPS 0.125 s a seed, seed 385)
 OFF_BEAT_MIN_GAPS = 2
+# A lap's first seed comes a beat after the hand lifted the pit, and the lift itself: fingers
+# close on the seeds and raise them over about a fifth of a second from the cup's onset
+# (SIMULATION.md's grab: pressed 0.15 s, lifted over 0.1 s). So a hand's pace is known from its
+# first seed on, and a seed lost second in a lap is told from one in the wrong pit by it
+# (bench humans: 81 of 179 such pairs, none told before, were the lost seed second in its lap)
+LIFT_S = 0.2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
 
 
-def usual_gap(laps: list[list[float]], min_gaps: int = TEMPO_MIN_GAPS) -> float | None:
+def usual_gap(
+    laps: list[list[float]], min_gaps: int = TEMPO_MIN_GAPS, lifts: tuple[float, ...] = ()
+) -> float | None:
     """The hand's tempo: the median gap between the onsets of its last seeds, each lap's
-    (newest first) apart, the gap of a pickup between laps left out; None while it has fewer
-    than `min_gaps` gaps, or seeds at one instant.
+    (newest first) apart, the gap of a pickup between laps left out, and `lifts`, each lap's
+    beat from the lift of its pit to its first seed; None while it has fewer than `min_gaps`
+    gaps, or seeds at one instant.
 
     >>> usual_gap([[3.0, 2.5, 2.0, 1.4]])
     0.5
@@ -47,8 +56,10 @@ def usual_gap(laps: list[list[float]], min_gaps: int = TEMPO_MIN_GAPS) -> float 
     True
     >>> usual_gap([[3.0], [1.0, 0.4]], min_gaps=OFF_BEAT_MIN_GAPS) is None
     True
+    >>> usual_gap([[3.0]], lifts=(0.8,))
+    0.8
     """
-    gaps = sorted(a - b for lap in laps for a, b in itertools.pairwise(lap))
+    gaps = sorted([*(a - b for lap in laps for a, b in itertools.pairwise(lap)), *lifts])
     if len(gaps) < min_gaps or gaps[(len(gaps) - 1) // 2] <= 0:
         return None
     return gaps[(len(gaps) - 1) // 2]
@@ -105,10 +116,11 @@ class HandTempo:
         (Where laps are single, a move begun from the pit the hand's last move ended in is no
         relay.)"""
         laps: list[list[float]] = [[]]
+        lifts: list[float] = []  # each lap's beat from its pit's lift to its first seed
         lifted: Place | None = None  # this lap's pickup: was the seed before it there?
         node = last
         while node is not None and sum(map(len, laps)) < TEMPO_SEEDS + len(laps):
-            step, onset_t = node.step, self.motions[node.motion].onset_t
+            step, index = node.step, node.motion
             node = node.parent
             if step.player != player:
                 continue
@@ -118,12 +130,27 @@ class HandTempo:
                 laps.append([])
                 lifted = None
             if step.kind is StepKind.SOW:
-                laps[-1].append(onset_t)
-            elif step.kind is StepKind.PICKUP and self.relays:
-                lifted = step.at
-            else:
+                laps[-1].append(self.motions[index].onset_t)
+                continue
+            if step.kind is StepKind.PICKUP and laps[-1]:
+                beat = laps[-1][-1] - self._lifted_t(index, laps[-1][-1]) - LIFT_S
+                lifts += [beat] if beat > 0 else []
+            if step.kind is not StepKind.PICKUP or not self.relays:
                 break
-        return laps[0], usual_gap(laps, min_gaps)
+            lifted = step.at
+        return laps[0], usual_gap(laps, min_gaps, tuple(lifts))
+
+    def _lifted_t(self, index: int, first_t: float) -> float:
+        """When the pit the pickup at motion `index` lifted last began to move before the
+        lap's first seed (`first_t`): a pit lifted in two handfuls is the second's (the
+        pickup is read from the first)."""
+        cell, lifted_t = self.motions[index].cell, self.motions[index].onset_t
+        for k in range(index + 1, len(self.motions)):
+            motion = self.motions[k]
+            if motion.onset_t >= first_t:
+                break
+            lifted_t = motion.onset_t if motion.cell == cell else lifted_t
+        return lifted_t
 
     def off_tempo(self, last: Taken | None, player: int, onset_t: float, beats: int) -> float:
         """-log likelihood that `beats` of the hand's seeds fell by `onset_t` since its last
