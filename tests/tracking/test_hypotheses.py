@@ -192,6 +192,12 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("seed_lost", [0, "store"]),
         ("wrong_pit", [0, 0]),
     ],
+    "humans_kalah_80sps_last_seed_hops_on": [
+        ("extra_seed", [0, 5]),
+        ("extra_seed", [0, "store"]),
+        ("extra_seed", [0, "store"]),
+        ("wrong_pit", [0, 1]),
+    ],
     "humans_oware_80sps_lean_over_the_due_cup": [
         ("wrong_pit", [1, 3]),
         ("seed_lost", [0, 3]),

@@ -896,6 +896,20 @@ def test_a_forearm_coming_down_over_the_due_cup_brought_no_seed() -> None:
     _same_as_truth(result)
 
 
+def test_the_last_seed_hopping_on_is_no_turn_taken_as_it_lands() -> None:
+    """Bench humans game 14 (adult, kalah, 80 SPS, marbles) to 90 s: player 2's last seed
+    strikes [0, 0] at 85.82 s and hops on into [0, 1]. That was read as player 1 lifting
+    [0, 0] as the seed landed and sowing it into [0, 1], free, until the seed was taken back
+    from [0, 1]: a wrong start. Nobody takes their turn before they have seen the other's last
+    seed fall (`TURN_MIN_S`): the seed is in the wrong pit, flagged as it lands."""
+    result, simulation = _run("humans_kalah_80sps_last_seed_hops_on")
+    flags = [(f["kind"], f["at"]) for f in result["flags"]]
+    assert flags[-1] == ("wrong_pit", [0, 1]) and ("wrong_start", [0, 1]) not in flags
+    bounced = next(a.t for a in simulation.scenario.actions if a.kind == "bounce")
+    assert result["flags"][-1]["t"] - bounced < 0.5
+    _same_as_truth(result)
+
+
 def test_a_brush_before_the_seed_at_10sps_is_no_seed_of_its_own() -> None:
     """Bench humans game 403 (adult, oware, 10 SPS, natural seeds) to 188 s: fingers brush
     [1, 2] at 186.25 s (21 g for 73 ms), and the hand's seed falls there at 186.62 s. In the
