@@ -108,6 +108,10 @@ class Publication:
                 flag.resolved_t = now
                 if motion not in made:
                     flag.detail = "withdrawn: the cups are explained without it"
+                else:
+                    # (Put right: named by how the leader put it right, on a tie too. Its
+                    # light goes out now, and no longer flickers with the name.)
+                    self._rename(flag, made[motion], beam, leader_rank, rank, now)
         for motion, entry in made.items():
             raised = self.raised.get(motion)
             if raised is not None:

@@ -171,6 +171,7 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_seed_lost_first_spare": [("seed_lost", [0, 2])],
     "flag_seed_lost_spare": [("seed_lost", [0, 3])],
     "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
+    "flag_seed_lost_spare_slow_beat": [("seed_lost", [0, 3])],
     "flag_wrong_pit": [("wrong_pit", [0, 5])],
     "flag_wrong_start": [("wrong_start", [1, 0])],
     "humans_congkak_10sps_bounced_seed_taken_back": [
