@@ -1054,7 +1054,7 @@ class Tracker:
         yield base
 
     def _hasty_turn(self, last: Taken | None, step: Step, index: int) -> float:
-        """A pit lifted TURN_MIN_S or less after the other player's last step: their turn
+        """A pit lifted less than TURN_MIN_S after the other player's last step: their turn
         taken before they could see the other's end. (Lifted by when its motion settled: a
         motion may begin with a hand resting there long before, bench humans game 211.)"""
         if last is None or last.step.player == step.player:

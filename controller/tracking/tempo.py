@@ -28,11 +28,13 @@ TEMPO_MIN_GAPS = 1
 # no beat to tell whose seed a cup took by (bench openings, 10 SPS 0.125 s a seed, seed 385)
 OFF_BEAT_MIN_GAPS = 2
 # A lap's first seed comes a beat after the hand lifted the pit, and the lift itself: fingers
-# close on the seeds and raise them over about a fifth of a second from the cup's onset
-# (SIMULATION.md's grab: pressed 0.15 s, lifted over 0.1 s). So a hand's pace is known from its
-# first seed on, and a seed lost second in a lap is told from one in the wrong pit by it
-# (bench humans, 600 games: 179 such ties at a lap's second seed, 81 of them lost seeds, none
-# told before; mistakes flagged in time 1,876 -> 1,914)
+# press and raise the seeds from the cup's onset (SIMULATION.md's grab: pressed 0.15 s, lifted
+# over 0.1 s, 0.25 s in all). 0.2 s, a little under it, as a hand may move on while the last
+# seeds leave: modelled on bench humans' ties, 0.1 to 0.3 s told them alike (663 to 680 of
+# 899 right; 629 without the lift's beat, 654 with no allowance for the lift). So a hand's
+# pace is known from its first seed on, and a seed lost second in a lap is told from one in
+# the wrong pit by it (bench humans, 600 games: 179 such ties at a lap's second seed, 81 of
+# them lost seeds, none told before; mistakes flagged in time 1,876 -> 1,914)
 LIFT_S = 0.2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
