@@ -262,14 +262,6 @@ HEED_S = 0.8
 UNHEEDED_SOW_COST = 1.0
 UNHEEDED_FREE_S = 10.0  # a mistake may be left as it is this long for nothing (`_unheeded`) ...
 UNHEEDED_RATE = 0.5  # ... and then costs this much a second, up to MISTAKE_COST
-# A person takes their turn once they have seen the other's last seed fall: they do not lift a
-# pit sooner than this after it (a quarter second is a quick reaction alone; SIMULATION.md's
-# people think 0.6 s at the least, the daemon's virtual hands rest 0.3 s). Quicker, it is the
-# other hand's seed that hopped on, not a pit lifted under it (bench humans game 14: the last
-# seed of a kalah move bounced out of [0, 0] into [0, 1], read as the next player lifting
-# [0, 0] as it landed and sowing [0, 1]; the seed taken back from there, a wrong start).
-TURN_MIN_S = 0.25
-HASTY_TURN_COST = 10.0
 
 # What a follower's mistake is called on the board (SIMULATION.md's flag kinds)
 FLAG_OF = {
@@ -1022,12 +1014,12 @@ class Tracker:
         last = hyp.last
         both = both_sowing(hyp.game)
         for k, step in enumerate(steps):
-            onset_t = self.motions[read[k] if read else index].onset_t
+            at = read[k] if read else index  # (the motion it was read from)
             if both and step.kind is StepKind.SOW:
-                prior += self.tempo.off_beat(last, step.player, onset_t)
+                prior += self.tempo.off_beat(last, step.player, self.motions[at].onset_t)
             if step.kind is StepKind.PICKUP and not hyp.game.opening:
-                prior += self._hasty_turn(last, step, read[k] if read else index)
-            last = Taken(step, read[k] if read else index, last)
+                prior += self.tempo.hasty_turn(last, step.player, at)
+            last = Taken(step, at, last)
         held = self._level(motion) is not None
         if held:  # (while cups move, a correction may be under way: the lights wait not)
             prior += self._unheeded_sow(ledger, steps, motion)
@@ -1052,15 +1044,6 @@ class Tracker:
             yield self._priced_moving(base, index, motion, bool(steps) or prior > 0)
             return
         yield base
-
-    def _hasty_turn(self, last: Taken | None, step: Step, index: int) -> float:
-        """A pit lifted less than TURN_MIN_S after the other player's last step: their turn
-        taken before they could see the other's end. (Lifted by when its motion settled: a
-        motion may begin with a hand resting there long before, bench humans game 211.)"""
-        if last is None or last.step.player == step.player:
-            return 0.0
-        lifted_by = self.motions[index].settled_t - self.motions[last.motion].onset_t
-        return HASTY_TURN_COST if lifted_by < TURN_MIN_S else 0.0
 
     def _unheeded_sow(
         self, ledger: tuple[Entry, ...], steps: tuple[Step, ...], motion: Motion

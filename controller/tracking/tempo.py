@@ -4,7 +4,8 @@ time, hypotheses.py).
 A hand sows at its own pace: the gaps between its seeds' onsets spread about their median by
 `TEMPO_SPREAD` (log-normal: 30 % jitter, and pauses). The costs are negative log likelihoods
 (natural log), as the search's: pure functions of times in seconds, and `HandTempo`, which
-reads a hand's seeds from a hypothesis's steps.
+reads a hand's seeds from a hypothesis's steps, and prices a turn taken before the other
+player's last seed could be seen to fall (`hasty_turn`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ LIFT_S = 0.2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
+# A person takes their turn once they have seen the other's last seed fall: they do not lift a
+# pit sooner than this after it (a quarter second is a quick reaction alone; SIMULATION.md's
+# people think 0.6 s at the least, the daemon's virtual hands rest 0.3 s). Quicker, it is the
+# other hand's seed that hopped on, not a pit lifted under it (`HandTempo.hasty_turn`; bench humans game 14: the last
+# seed of a kalah move bounced out of [0, 0] into [0, 1], read as the next player lifting
+# [0, 0] as it landed and sowing [0, 1]; the seed taken back from there, a wrong start).
+TURN_MIN_S = 0.25
+HASTY_TURN_COST = 10.0
 
 
 def usual_gap(
@@ -137,7 +146,8 @@ class HandTempo:
                 continue
             if step.kind is StepKind.PICKUP and laps[-1]:
                 beat = laps[-1][-1] - self._lifted_t(index, laps[-1][-1]) - LIFT_S
-                lifts += [beat] if beat > 0 else []
+                if beat > 0:
+                    lifts.append(beat)
             if step.kind is not StepKind.PICKUP or not self.relays:
                 break
             lifted = step.at
@@ -154,6 +164,16 @@ class HandTempo:
                 break
             lifted_t = motion.onset_t if motion.cell == cell else lifted_t
         return lifted_t
+
+    def hasty_turn(self, last: Taken | None, player: int, index: int) -> float:
+        """A pit lifted by `player` (read from motion `index`) less than TURN_MIN_S after the
+        other player's last step: their turn taken before they could see the other's end.
+        (Lifted by when its motion settled: a motion may begin with a hand resting there long
+        before, bench humans game 211.)"""
+        if last is None or last.step.player == player:
+            return 0.0
+        lifted_by = self.motions[index].settled_t - self.motions[last.motion].onset_t
+        return HASTY_TURN_COST if lifted_by < TURN_MIN_S else 0.0
 
     def off_tempo(self, last: Taken | None, player: int, onset_t: float, beats: int) -> float:
         """-log likelihood that `beats` of the hand's seeds fell by `onset_t` since its last
