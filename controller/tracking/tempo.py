@@ -145,19 +145,23 @@ class HandTempo:
                 laps[-1].append(self.motions[index].onset_t)
                 continue
             if step.kind is StepKind.PICKUP and laps[-1]:
-                beat = laps[-1][-1] - self._lifted_t(index, laps[-1][-1]) - LIFT_S
-                if beat > 0:
-                    lifts.append(beat)
+                shared = node is not None and node.motion == index
+                lifted_t = self._lifted_t(index, laps[-1][-1], shared)
+                if lifted_t is not None and laps[-1][-1] - lifted_t > LIFT_S:
+                    lifts.append(laps[-1][-1] - lifted_t - LIFT_S)
             if step.kind is not StepKind.PICKUP or not self.relays:
                 break
             lifted = step.at
         return laps[0], usual_gap(laps, min_gaps, tuple(lifts))
 
-    def _lifted_t(self, index: int, first_t: float) -> float:
+    def _lifted_t(self, index: int, first_t: float, shared: bool) -> float | None:
         """When the pit the pickup at motion `index` lifted last began to move before the
         lap's first seed (`first_t`): a pit lifted in two handfuls is the second's (the
-        pickup is read from the first)."""
-        cell, lifted_t = self.motions[index].cell, self.motions[index].onset_t
+        pickup is read from the first). None if the lift had no motion of its own: read from
+        the motion of the step before it (`shared`: a relay's last seed, the cup not settled
+        before the hand lifted it), whose onset is the seed's, a beat before the lift."""
+        cell = self.motions[index].cell
+        lifted_t = None if shared else self.motions[index].onset_t
         for k in range(index + 1, len(self.motions)):
             motion = self.motions[k]
             if motion.onset_t >= first_t:

@@ -1,0 +1,51 @@
+"""The hands' tempo read from a hypothesis's steps (controller/tracking/tempo.py)."""
+
+from __future__ import annotations
+
+from controller.rules import Place, Step
+from controller.tracking.explanation import Taken
+from controller.tracking.motions import Motion
+from controller.tracking.tempo import HandTempo
+
+# A congkak relay at 0.5 s a seed: pit 1 lifted at 0 s (the grab presses and lifts for 0.25 s),
+# seeds at 0.75 and 1.25 s, the last of them into pit 3, which the hand lifts a beat later
+# (1.75 s) and sows on from, its next seed at 2.5 s. Cells are the pits' numbers.
+LIFTED, FIRST, LAST, RELAY_LIFT, RELAYED = 0.0, 0.75, 1.25, 1.75, 2.5
+
+
+def _relay(relay_lift_has_own_motion: bool) -> tuple[HandTempo, Taken]:
+    motions = [Motion(1, LIFTED, 0.0), Motion(2, FIRST, 0.0), Motion(3, LAST, 0.0)]
+    relay_motion = 2
+    if relay_lift_has_own_motion:
+        motions.append(Motion(3, RELAY_LIFT, 0.0))
+        relay_motion = 3
+    motions.append(Motion(4, RELAYED, 0.0))
+    steps = [
+        (Step.pickup(0, Place(0, 1)), 0),
+        (Step.sow(0, Place(0, 2)), 1),
+        (Step.sow(0, Place(0, 3)), 2),
+        (Step.pickup(0, Place(0, 3)), relay_motion),
+        (Step.sow(0, Place(0, 4)), len(motions) - 1),
+    ]
+    last: Taken | None = None
+    for step, motion in steps:
+        last = Taken(step, motion, last)
+    assert last is not None
+    return HandTempo(motions, relays=True, sample_s=0.0125), last
+
+
+def test_a_relay_lift_with_a_motion_of_its_own_counts_its_beat_to_the_next_seed() -> None:
+    tempo, last = _relay(relay_lift_has_own_motion=True)
+    times, usual = tempo.laps(last, player=0)
+    assert times == [RELAYED]
+    # the gaps: 0.5 between the seeds, 0.55 from each lift (less the lift's 0.2 s)
+    assert usual is not None and round(usual, 3) == 0.55
+
+
+def test_a_relay_lift_read_from_its_last_seeds_motion_has_no_beat_of_its_own() -> None:
+    """The cup did not settle between the seed and the lift: the motion's onset is the
+    seed's, two beats before the relay's first seed. Counted as one beat, it slowed the hand's
+    tempo (1.05 s here among gaps of 0.5 s)."""
+    tempo, last = _relay(relay_lift_has_own_motion=False)
+    _, usual = tempo.laps(last, player=0)
+    assert usual == 0.5
