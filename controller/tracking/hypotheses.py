@@ -1158,19 +1158,34 @@ class Tracker:
         return best
 
     def _leaned(self, index: int) -> bool:
-        """Did another cup begin to bear weight (MIN_TOUCH_G: more than a seed) within
-        LEAN_TOGETHER_S of this one: a forearm on the board's edge, not a hand's seeds?
+        """Did a neighbouring cup begin to bear weight (MIN_TOUCH_G: more than a seed) within
+        LEAN_TOGETHER_S of this one: a forearm on the board's edge, not a hand's seeds? A
+        forearm presses cups side by side; a finger put on a cup further on as the hand's two
+        seeds slip is no forearm (bench humans game 20, natural seeds at 10 SPS: a rest on
+        [1, 5] began 0.1 s before two seeds in [1, 3], read as a touch and never flagged).
         (Kept for the search under way, as `fits`.)"""
         known = self.leans.get(index)
         if known is not None:
             return known
         motion = self.motions[index]
         leaned = any(
-            other.cell != motion.cell and self._rise(other) >= MIN_TOUCH_G
+            self._side_by_side(other.cell, motion.cell) and self._rise(other) >= MIN_TOUCH_G
             for other in self.motion_log.begun_with(index, LEAN_TOGETHER_S)
         )
         self.leans[index] = leaned
         return leaned
+
+    def _side_by_side(self, cell: int, other: int) -> bool:
+        """Are the two cells neighbours in a side's row (its pits and its store), closed pits
+        between them left out? (A forearm on the board's edge lies along one side.)"""
+        here, there = self.place_of[cell], self.place_of[other]
+        if here.player != there.player or here == there:
+            return False
+        a, b = sorted((self.rules.index_of(here), self.rules.index_of(there)))
+        between = (self.rules.place(k) for k in range(a + 1, b))
+        return all(
+            isinstance(p.pit, int) and self.rules.is_closed(p.player, p.pit) for p in between
+        )
 
     def _rise(self, motion: Motion) -> float:
         """How far the cup rose in the motion (still moving: as far as it has risen now)."""

@@ -221,6 +221,12 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("wrong_pit", [1, 0]),
         ("seed_lost", [0, 2]),
     ],
+    "humans_oware_10sps_two_seeds_as_a_finger_rests_further_on": [
+        ("wrong_pit", [0, 5]),
+        ("extra_seed", [0, 1]),
+        ("extra_seed", [1, 2]),
+        ("extra_seed", [1, 3]),
+    ],
 }
 SCENARIO_FILES = sorted(p.stem for p in SCENARIOS.glob("*.json"))
 

@@ -1205,3 +1205,20 @@ def test_a_seed_that_hops_from_its_cup_into_the_next_is_flagged_where_it_lies(ra
     flags = report(simulation, referee)["flags"]
     assert [(f["kind"], f["at"]) for f in flags] == [("wrong_pit", [0, 5])]
     assert flags[0]["t"] - t < 0.5
+
+
+def test_two_seeds_as_a_finger_rests_further_on_at_10sps_are_two_seeds() -> None:
+    """Bench humans game 20 (adult, oware, 10 SPS, natural seeds) to 28.6 s: a finger of 27 g
+    comes to rest on [1, 5] at 26.47 s, and two seeds slip into [1, 3], the cup due, at
+    26.58 s (one is taken back a second later). The cups began to move a reading apart, which
+    read as a forearm leaning on the board, so the second seed was a touch and never flagged.
+    A forearm presses cups side by side; [1, 5] is two further on."""
+    simulation, referee = run_simulation(
+        load_scenario(SCENARIOS / "humans_oware_10sps_two_seeds_as_a_finger_rests_further_on.json")
+    )
+    drops = [a for a in simulation.scenario.actions if a.kind == "drop" and a.n == 2]
+    slipped = drops[-1].t
+    flag = referee.flags[-1]
+    assert (flag.kind, flag.at) == ("extra_seed", Place(1, 3))
+    assert flag.shown_t is not None and flag.shown_t - slipped <= 1.0
+    _same_as_truth(report(simulation, referee))
