@@ -248,6 +248,12 @@ EMPTIED_SEEDS = 0.5  # a cup settled this far below where it began was lifted (`
 BRUSHED_SEEDS = 0.35
 LIFTED_BACK_COST = TOUCH_COST
 FIRST_HANDFUL = 0.2  # of a pit's seeds, at the least, in the first of two handfuls
+# A hand lifts a pit of a seed or two in one grab, and leaves none of them behind (human.py's
+# people take two grabs from six seeds on; a hand may leave one of three, RULES.md's
+# not_all_lifted). Else a seed taken back from a pit of two (bench humans game 328: put in the
+# next pit, not the store) read as the next player lifting that pit in two handfuls, free,
+# until the seed came again.
+TWO_HANDFULS_MIN_SEEDS = 3
 TWO_HANDFULS_COST = 1.0  # a pit lifted in two handfuls: some hands do, most take it at once
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
@@ -898,6 +904,8 @@ class Tracker:
         and a twentieth)."""
         assert motion.after_g is not None
         there = self._count(hyp.game, hyp.ledger, motion.cell)
+        if there < TWO_HANDFULS_MIN_SEEDS:
+            return []
         touch = hyp.touch_g(motion.cell)
         options = {
             n for g in (motion.after_g, motion.after_g - touch) for n in self.levels.whole(g)

@@ -221,6 +221,13 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("wrong_pit", [1, 0]),
         ("seed_lost", [0, 2]),
     ],
+    "humans_kalah_80sps_seed_in_the_next_pit_taken_back": [
+        ("seed_lost", [0, 5]),
+        ("wrong_pit", [0, 3]),
+        ("wrong_pit", [1, 1]),
+        ("extra_seed", [0, 4]),
+        ("wrong_pit", [1, 0]),
+    ],
     "humans_oware_10sps_two_seeds_as_a_finger_rests_further_on": [
         ("wrong_pit", [0, 5]),
         ("extra_seed", [0, 1]),
