@@ -1056,16 +1056,21 @@ class Tracker:
     def _unheeded_sow(
         self, ledger: tuple[Entry, ...], steps: tuple[Step, ...], motion: Motion
     ) -> float:
-        """A hand sowing on past its own mistake, HEED_S after it was made: its red light
-        showed by then, and a person puts right what it shows before sowing on. It tells a
-        seed lost and its spare put in the gap from a seed in the wrong pit left there and
-        the spare the hand's next, which tie on the cups (bench humans game 40: the light at
-        the wrong cup for five seconds, until the hands had stood still). Priced once the
-        motion holds (`_scored`)."""
+        """A hand sowing on past its own mistake, or lifting a pit past anyone's, HEED_S after
+        it was made: its red light showed by then, and a person puts right what it shows
+        before sowing on, and waits for the other to put theirs right before taking the turn.
+        It tells a seed lost and its spare put in the gap from a seed in the wrong pit left
+        there and the spare the hand's next, which tie on the cups (bench humans game 40: the
+        light at the wrong cup for five seconds, until the hands had stood still); and a seed
+        in the wrong pit taken back from the next player lifting that pit while the other's
+        seed lost waits for its spare (bench humans game 192, where the cups' levels still
+        favour that by a little). Priced once the motion holds (`_scored`)."""
         sowers = {s.player for s in steps if s.kind is StepKind.SOW}
-        if not sowers:
-            return 0.0
-        since = self._open_since(ledger, sowers)
+        lifts = any(s.kind is StepKind.PICKUP for s in steps)
+        since = min(
+            self._open_since(ledger, sowers) if sowers else math.inf,
+            self._open_since(ledger) if lifts else math.inf,
+        )
         return UNHEEDED_SOW_COST if motion.onset_t - since >= HEED_S else 0.0
 
     def _unseen_rise(self, motion: Motion, steps: tuple[Step, ...]) -> float:
