@@ -248,12 +248,6 @@ EMPTIED_SEEDS = 0.5  # a cup settled this far below where it began was lifted (`
 BRUSHED_SEEDS = 0.35
 LIFTED_BACK_COST = TOUCH_COST
 FIRST_HANDFUL = 0.2  # of a pit's seeds, at the least, in the first of two handfuls
-# A hand lifts a pit of a seed or two in one grab, and leaves none of them behind (human.py's
-# people take two grabs from six seeds on; a hand may leave one of three, RULES.md's
-# not_all_lifted). Else a seed taken back from a pit of two (bench humans game 328: put in the
-# next pit, not the store) read as the next player lifting that pit in two handfuls, free,
-# until the seed came again.
-TWO_HANDFULS_MIN_SEEDS = 3
 TWO_HANDFULS_COST = 1.0  # a pit lifted in two handfuls: some hands do, most take it at once
 RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothing moves
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
@@ -262,10 +256,12 @@ STALL_RATE = 0.5  # ... and then costs this much a second ...
 # (SIMULATION.md) never makes a mistake nobody made the likelier (bench humans game 30: 15
 # seeds held 15 s, and the pit lifted became one lifted that may not be)
 STALL_MAX_COST = MISTAKE_COST - MARGIN - 1.0
-# A person sees a red light and puts it right before sowing on: a hand that sows this long
-# after its mistake, with it still there, costs this much (`_unheeded_sow`)
+# A person sees a red light and puts it right before sowing on, and waits for the other to
+# put theirs right before taking the turn: a hand that sows this long after its own mistake,
+# or lifts a pit to begin its move this long after anyone's, with it still there, costs this
+# much (`_unheeded_step`)
 HEED_S = 0.8
-UNHEEDED_SOW_COST = 1.0
+UNHEEDED_STEP_COST = 1.0
 UNHEEDED_FREE_S = 10.0  # a mistake may be left as it is this long for nothing (`_unheeded`) ...
 UNHEEDED_RATE = 0.5  # ... and then costs this much a second, up to MISTAKE_COST
 
@@ -904,8 +900,6 @@ class Tracker:
         and a twentieth)."""
         assert motion.after_g is not None
         there = self._count(hyp.game, hyp.ledger, motion.cell)
-        if there < TWO_HANDFULS_MIN_SEEDS:
-            return []
         touch = hyp.touch_g(motion.cell)
         options = {
             n for g in (motion.after_g, motion.after_g - touch) for n in self.levels.whole(g)
@@ -1021,16 +1015,18 @@ class Tracker:
         self.work += 1
         last = hyp.last
         both = both_sowing(hyp.game)
+        turn_taken = False  # (a pickup that begins a player's move)
         for k, step in enumerate(steps):
             at = read[k] if read else index  # (the motion it was read from)
             if both and step.kind is StepKind.SOW:
                 prior += self.tempo.off_beat(last, step.player, self.motions[at].onset_t)
             if step.kind is StepKind.PICKUP and not hyp.game.opening:
                 prior += self.tempo.hasty_turn(last, step.player, at)
+                turn_taken |= last is None or last.step.player != step.player
             last = Taken(step, at, last)
         held = self._level(motion) is not None
         if held:  # (while cups move, a correction may be under way: the lights wait not)
-            prior += self._unheeded_sow(ledger, steps, motion)
+            prior += self._unheeded_step(ledger, steps, motion, turn_taken)
         if self._count(game, ledger, motion.cell) < 0:
             return
         prior += self._unseen_rise(motion, steps)
@@ -1053,25 +1049,23 @@ class Tracker:
             return
         yield base
 
-    def _unheeded_sow(
-        self, ledger: tuple[Entry, ...], steps: tuple[Step, ...], motion: Motion
+    def _unheeded_step(
+        self, ledger: tuple[Entry, ...], steps: tuple[Step, ...], motion: Motion, turn_taken: bool
     ) -> float:
-        """A hand sowing on past its own mistake, or lifting a pit past anyone's, HEED_S after
+        """A hand sowing on past its own mistake, or taking its turn past anyone's, HEED_S after
         it was made: its red light showed by then, and a person puts right what it shows
         before sowing on, and waits for the other to put theirs right before taking the turn.
         It tells a seed lost and its spare put in the gap from a seed in the wrong pit left
         there and the spare the hand's next, which tie on the cups (bench humans game 40: the
         light at the wrong cup for five seconds, until the hands had stood still); and a seed
         in the wrong pit taken back from the next player lifting that pit while the other's
-        seed lost waits for its spare (bench humans game 192, where the cups' levels still
-        favour that by a little). Priced once the motion holds (`_scored`)."""
+        seed lost waits for its spare (games 192 and 328). Priced once the motion holds
+        (`_scored`)."""
         sowers = {s.player for s in steps if s.kind is StepKind.SOW}
-        lifts = any(s.kind is StepKind.PICKUP for s in steps)
-        since = min(
-            self._open_since(ledger, sowers) if sowers else math.inf,
-            self._open_since(ledger) if lifts else math.inf,
-        )
-        return UNHEEDED_SOW_COST if motion.onset_t - since >= HEED_S else 0.0
+        if not sowers and not turn_taken:
+            return 0.0
+        since = self._open_since(ledger, None if turn_taken else sowers)
+        return UNHEEDED_STEP_COST if motion.onset_t - since >= HEED_S else 0.0
 
     def _unseen_rise(self, motion: Motion, steps: tuple[Step, ...]) -> float:
         """A seed sown into the cup before it was lifted in the same motion (a relay pickup
@@ -1191,9 +1185,9 @@ class Tracker:
     def _side_by_side(self, cell: int, other: int) -> bool:
         """Are the two cells neighbours in a side's row (its pits and its store), closed pits
         between them left out? (A forearm on the board's edge lies along one side.)"""
-        here, there = self.place_of[cell], self.place_of[other]
-        if here.player != there.player or here == there:
-            return False
+        here, there = self.place_of.get(cell), self.place_of.get(other)
+        if here is None or there is None or here.player != there.player or here == there:
+            return False  # (a cell of no place: the unused cups of a larger board)
         a, b = sorted((self.rules.index_of(here), self.rules.index_of(there)))
         between = (self.rules.place(k) for k in range(a + 1, b))
         return all(
