@@ -113,7 +113,7 @@ from .mismatch import REST_S, mismatches
 from .motions import HOLD_S, Motion, MotionLog
 from .publish import MARGIN, Publication
 from .seeds import SeedWeights
-from .tempo import HandTempo
+from .tempo import HandTempo, takes_turn
 from .verdicts import (
     BOARD_MISMATCH,
     SENSOR_FAULT,
@@ -1025,7 +1025,7 @@ class Tracker:
                 prior += self.tempo.off_beat(last, step.player, self.motions[at].onset_t)
             if step.kind is StepKind.PICKUP and not hyp.game.opening:
                 prior += self.tempo.hasty_turn(last, step.player, at)
-                turn_taken |= last is None or last.step.player != step.player
+                turn_taken |= takes_turn(last, step.player)
             last = Taken(step, at, last)
         held = self._level(motion) is not None
         if held:  # (while cups move, a correction may be under way: the lights wait not)

@@ -43,9 +43,10 @@ OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_b
 # A person takes their turn once they have seen the other's last seed fall: they do not lift a
 # pit sooner than this after it (a quarter second is a quick reaction alone; SIMULATION.md's
 # people think 0.6 s at the least, the daemon's virtual hands rest 0.3 s). Quicker, it is the
-# other hand's seed that hopped on, not a pit lifted under it (`HandTempo.hasty_turn`; bench humans game 14: the last
-# seed of a kalah move bounced out of [0, 0] into [0, 1], read as the next player lifting
-# [0, 0] as it landed and sowing [0, 1]; the seed taken back from there, a wrong start).
+# other hand's seed that hopped on, not a pit lifted under it (`HandTempo.hasty_turn`; bench
+# humans game 14: the last seed of a kalah move bounced out of [0, 0] into [0, 1], read as the
+# next player lifting [0, 0] as it landed and sowing [0, 1]; the seed taken back from there, a
+# wrong start).
 TURN_MIN_S = 0.25
 HASTY_TURN_COST = 10.0
 
@@ -109,6 +110,11 @@ def off_beat(gap_s: float, usual_s: float, sample_s: float) -> float:
     """
     on_beat = off_tempo(max(gap_s, sample_s / 2), usual_s, beats=1, sample_s=sample_s)
     return min(on_beat, OFF_BEAT_MAX_COST)
+
+
+def takes_turn(last: Taken | None, player: int) -> bool:
+    """Does a pit lifted by `player` after step `last` begin their move (not a relay of it)?"""
+    return last is None or last.step.player != player
 
 
 class HandTempo:
@@ -179,7 +185,7 @@ class HandTempo:
         other player's last step: their turn taken before they could see the other's end.
         (Lifted by when its motion settled: a motion may begin with a hand resting there long
         before, bench humans game 211.)"""
-        if last is None or last.step.player == player:
+        if last is None or not takes_turn(last, player):
             return 0.0
         lifted_by = self.motions[index].settled_t - self.motions[last.motion].onset_t
         return HASTY_TURN_COST if lifted_by < TURN_MIN_S else 0.0

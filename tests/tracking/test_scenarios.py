@@ -1224,13 +1224,13 @@ def test_two_seeds_as_a_finger_rests_further_on_at_10sps_are_two_seeds() -> None
     _same_as_truth(report(simulation, referee))
 
 
-def test_a_seed_taken_back_from_the_next_pit_is_no_pit_lifted_in_two_handfuls() -> None:
+def test_a_seed_taken_back_from_the_next_pit_is_no_turn_taken_past_a_red_light() -> None:
     """Bench humans game 328 (child, kalah, 80 SPS, natural seeds) to 186.5 s: the seed due in
     the store falls in [1, 0] (180.40 s), is taken back (181.40 s), put in the store (183.77 s)
-    and the hand's next seed goes to [1, 0] (185.75 s). The seed taken back from a pit of two
-    was read as player 1 lifting [1, 0] in two handfuls, so the seed in the store was the spare
-    of one lost, and the flag was named only when the seed came to [1, 0] again. A hand lifts
-    a pit of a few seeds in one grab: the flag is named as the seed is taken back."""
+    and the hand's next seed goes to [1, 0] (185.75 s). The seed taken back was read as player
+    1 beginning a move from [1, 0] while player 0's seed lost at the store waited for its
+    spare, so the flag was named only when the seed came to [1, 0] again. Nobody takes their
+    turn past the other's red light (`_unheeded_step`): named as the seed is taken back."""
     simulation, referee = run_simulation(
         load_scenario(SCENARIOS / "humans_kalah_80sps_seed_in_the_next_pit_taken_back.json")
     )

@@ -49,3 +49,24 @@ def test_a_relay_lift_read_from_its_last_seeds_motion_has_no_beat_of_its_own() -
     tempo, last = _relay(relay_lift_has_own_motion=False)
     _, usual = tempo.laps(last, player=0)
     assert usual == 0.5
+
+
+def test_a_lift_read_from_the_other_hands_seed_keeps_its_beat() -> None:
+    """While both hands sow, player 1's seed falls in [0, 1] and player 0 lifts that pit in
+    the same motion: its onset is as near the lift as the pickup's own, so the beat from it
+    to player 0's first seed counts (left out, bench openings lost a game: 7 pits, 10 SPS,
+    seed 528). Here that beat (0.3 s after the lift's 0.2) is the hand's tempo, not the
+    0.7 s between its seeds."""
+    motions = [Motion(1, 0.0, 0.0), Motion(2, 0.5, 0.0), Motion(3, 1.2, 0.0)]
+    steps = [
+        (Step.sow(1, Place(0, 1)), 0),
+        (Step.pickup(0, Place(0, 1)), 0),
+        (Step.sow(0, Place(0, 2)), 1),
+        (Step.sow(0, Place(0, 3)), 2),
+    ]
+    last: Taken | None = None
+    for step, motion in steps:
+        last = Taken(step, motion, last)
+    tempo = HandTempo(motions, relays=True, sample_s=0.0125)
+    _, usual = tempo.laps(last, player=0)
+    assert usual is not None and round(usual, 3) == 0.3
