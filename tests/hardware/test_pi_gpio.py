@@ -133,7 +133,11 @@ def test_a_read_stretched_past_the_next_conversion_is_thrown_away(pi_rig) -> Non
     _frames_until(rig.source, values)
     status = rig.source.status()
     assert status.slow_reads >= 1
-    assert all(chip.power_downs == 0 for chip in rig.chips), "SCK stayed low: no power-down"
+    # SCK stayed low through the stall, so the stall powered nothing down. A loaded machine
+    # may still preempt the reader mid-pulse elsewhere (CI did): the chips then power down,
+    # and the reader must have caught that high phase as an overrun.
+    powered_down = any(chip.power_downs for chip in rig.chips)
+    assert not powered_down or status.discarded_reads >= 1, "a power-down went unseen"
 
 
 def test_unplugged_chip_gives_none_then_a_fault_without_slowing_the_others(pi_rig) -> None:
