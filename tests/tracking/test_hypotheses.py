@@ -97,6 +97,19 @@ def test_two_seeds_slipping_into_the_next_cup_at_10_sps_are_flagged_at_once() ->
     assert shown is not None and shown - 2.2 <= 1.0  # bench humans' window at 10 SPS
 
 
+def test_a_seed_lost_as_the_table_is_knocked_is_named_lost_by_its_spare() -> None:
+    # Kalah at 80 SPS (after bench humans game 128): a lap's first seed, due in the store,
+    # falls off the board; the table is knocked; the next seed lands in [1, 0] and a spare goes
+    # into the store at 3.2 s. The knock struck every cup, the store's too, which was taken for
+    # the lost seed hopping on into [1, 0] (a bounce): a seed in the wrong pit, until the hand
+    # sowed on at 3.6 s. A cup's peak under a knock is the knock's.
+    truth, tracker = _run("flag_seed_lost_spare_table_knocked")
+    assert _exact(truth, tracker)
+    (flag,) = tracker.flags
+    assert (flag.kind, flag.at) == ("seed_lost", Place(0, "store"))
+    assert flag.named_t is not None and flag.named_t < 3.6
+
+
 @pytest.mark.parametrize("rate", [80, 10])
 def test_a_flag_is_timed_when_its_seed_came_not_when_fingers_brushed_the_cup(rate: int) -> None:
     """Fingers brush the wrong cup 0.3 s before the seed falls into it (bench humans game 42):
@@ -172,6 +185,7 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     "flag_seed_lost_spare": [("seed_lost", [0, 3])],
     "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
     "flag_seed_lost_spare_slow_beat": [("seed_lost", [0, 3])],
+    "flag_seed_lost_spare_table_knocked": [("seed_lost", [0, "store"])],
     "flag_wrong_pit": [("wrong_pit", [0, 5])],
     "flag_wrong_start": [("wrong_start", [1, 0])],
     "humans_congkak_10sps_bounced_seed_taken_back": [
