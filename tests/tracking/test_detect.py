@@ -156,6 +156,21 @@ def test_at_ten_samples_per_second_a_lift_after_a_press_settles_once_three_loads
     assert abs(detector.rest - (30.0 - lifted)) < 0.1  # type: ignore[operator]
 
 
+def test_at_ten_samples_per_second_a_brush_leaving_as_a_seed_comes_is_one_change() -> None:
+    """Fingers brush a cup (a load of a sixth of a second's worth, in two readings' loads),
+    and a seed falls in as the brush's loads leave the readings' mean (bench humans game
+    339). The brush falls out of the readings as the seed comes into them: three readings
+    agree at half a seed, but the loads recovered from them are at the seed's. Nothing
+    settles there; the change settles whole, one seed."""
+    detector = CellDetector(rate_sps=10, seed_g=SEED, noise_g=0.02)
+    loads = [30.0] * 10 + [37.0, 35.7] + [30.0] * 2 + [30.0 + SEED] * 12
+    trace = noisy(hx711(loads), sigma=0.02)
+    events = [detector.update(k * 0.1, g) for k, g in enumerate(trace)]
+    settled = [e for e in events if isinstance(e, Settled)]
+    assert len(settled) == 1
+    assert abs(settled[0].change_g - SEED) < 0.3
+
+
 def test_at_rest_the_level_moves_only_by_what_the_accounts_are_told() -> None:
     """Whatever moves the rest level while no change is reported (drift, creep, re-taking the
     level after a settle on the ramp) is reported as `tracked_g`, so the referee's accounts
