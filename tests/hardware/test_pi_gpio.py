@@ -131,6 +131,7 @@ def test_a_read_stretched_past_the_next_conversion_is_thrown_away(pi_rig) -> Non
     rig.lgpio.stall_next_low(20_000)  # 20 ms: more than a period at 80 SPS (12.5 ms)
     _frames_until(rig.source, values, lambda f: len(f.missing) == len(values))
     _frames_until(rig.source, values)
+    rig.source.close()  # (the counters below, read while it reads, could race its last read)
     status = rig.source.status()
     assert status.slow_reads >= 1
     # SCK stayed low through the stall, so the stall powered nothing down. A loaded machine
