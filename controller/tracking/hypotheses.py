@@ -970,16 +970,17 @@ class Tracker:
 
     def _struck(self, hyp: Hypothesis, due: Step, index: int) -> bool:
         """Did the cup `due` is at strike and fall back since the hand's last step: its seed
-        fell there and hopped on (a bounce), rather than off the board? (Not a knock of the
-        table: every cup strikes then; bench humans game 128, a seed lost at the store as the
-        table was knocked, read as the next seed in the wrong pit for eight seconds.)"""
+        fell there and hopped on (a bounce), rather than off the board? (Not a motion the
+        table's knock began: every cup strikes then; bench humans game 128, a seed lost at the
+        store as the table was knocked, read as the next seed in the wrong pit for eight
+        seconds. A cup struck before the knock keeps its strike: a bounce, then a knock.)"""
         assert due.at is not None
         cell = self.cell_of[due.at]
         since = next((n.motion for n in newest_first(hyp.last) if n.step.player == due.player), -1)
         for motion in self.motions[since + 1 : index]:
             if motion.cell != cell or motion.peak_g < STRIKE_SEEDS * self.seed_g:
                 continue
-            if self.motion_log.knocked(motion):
+            if self.motion_log.begun_by_knock(motion):
                 continue
             if self._seeds_seen(motion)[:1] == [0]:  # (held, and back where it was)
                 return True
