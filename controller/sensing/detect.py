@@ -156,6 +156,7 @@ class CellDetector:
         # (half a seed, where a brush leaves them as a seed comes: `_loads_moved`), beyond the
         # errors of a dozen recovered loads.
         self.loads_moved_g = max(0.35 * seed_g, 30 * noise_g)
+        self.loads_from_rest = True  # the loads were recovered from a cup at rest
         self.rest: float | None = None
         self.last: float | None = None
         # The lowest reading since `mark` while the cell moved (readings at rest stay within
@@ -277,6 +278,9 @@ class CellDetector:
                 self.trough = min(0.0, grams - rest)
                 self.crest = max(0.0, grams - rest)
                 self.since_onset = 1
+                # (Begun as a level settled early was re-taken, the cup still moving: the
+                # loads before it were not the rest level, and those recovered are off.)
+                self.loads_from_rest = self.refine is None
                 self.refine = None
                 if self.slow:
                     self.ramp = self._ramp_start(grams - rest)
@@ -338,9 +342,11 @@ class CellDetector:
         brush's load leaving it as a seed's comes in (bench humans game 339: a brush of 3 g
         and a seed of 6.3 g 0.36 s later, both in a cup, read flat for three readings at half
         the seed, and the seed was split over two motions). Looked at for LOADS_TRUSTED
-        readings from the onset: the errors of recovered loads add up."""
+        readings from the onset (the errors of recovered loads add up), and only where the
+        cup was at rest before the onset (`loads_from_rest`; found in review: a palm's slow
+        ramp re-taken after an early settle held its seed's settle back the whole twelve)."""
         loads = self.loads
-        if loads is None or self.since_onset > LOADS_TRUSTED:
+        if loads is None or not self.loads_from_rest or self.since_onset > LOADS_TRUSTED:
             return False
         return all(abs(load - level) > self.loads_moved_g for load in loads[-2:])
 
