@@ -175,11 +175,12 @@ class MotionLog:
         return k < len(self.knocks) and self.knocks[k] <= motion.settled_t
 
     def begun_by_knock(self, motion: Motion) -> bool:
-        """Did the cup begin to move with a knock of the table (its onset among the cells'
-        that made it one)? Then all it did until it settled may be the knock's; a cup moving
-        before the knock came moved for something else first."""
-        k = bisect.bisect_left(self.knocks, motion.onset_t)
-        return k < len(self.knocks) and self.knocks[k] - motion.onset_t <= KNOCK_S
+        """Did the cup begin to move with a knock of the table (its onset within KNOCK_S of
+        it, before or after: a knock is noted when most cells have begun, and the rest follow)?
+        Then all it did until it settled may be the knock's; a cup moving before the knock
+        came moved for something else first."""
+        k = bisect.bisect_left(self.knocks, motion.onset_t - KNOCK_S)
+        return k < len(self.knocks) and self.knocks[k] <= motion.onset_t + KNOCK_S
 
     def begun_with(self, index: int, within_s: float) -> Iterator[Motion]:
         """The motions that began within `within_s` of this one (they are in onset order)."""

@@ -15,8 +15,10 @@ import pytest
 
 from controller.bench import tracking
 from controller.rules import Place, Rules, Step, StepFollower, StepKind
+from controller.sensing.detect import Onset
 from controller.sim import build_simulation, load_scenario, parse_scenario
 from controller.tracking.hypotheses import Entry, Hypothesis, Taken, Tracker
+from controller.tracking.motions import MotionLog
 from controller.tracking.session import start_referee
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
@@ -109,6 +111,16 @@ def test_a_seed_lost_as_the_table_is_knocked_is_named_lost_by_its_spare() -> Non
     (flag,) = tracker.flags
     assert (flag.kind, flag.at) == ("seed_lost", Place(0, "store"))
     assert flag.named_t is not None and flag.named_t < 3.6
+
+
+def test_a_cup_begun_as_the_knock_was_noted_or_just_after_is_the_knocks() -> None:
+    # A knock is noted once most cells have begun to move (four cells: at the second); the
+    # others follow within KNOCK_S. A cup that began a moment before is no knock's.
+    log = MotionLog(hold_s=0.1, places=4, slack_s=0.05, near_s=0.5)
+    for cell, t in ((0, 0.90), (1, 1.00), (2, 1.01), (3, 1.04)):
+        log.on_event(Onset(cell, t, 50.0), 0.0, 0, lambda m: False)
+    assert log.knocks == [1.01]
+    assert [log.begun_by_knock(m) for m in log.items] == [False, True, True, True]
 
 
 def test_a_bounce_then_a_knock_keeps_the_bounce() -> None:
