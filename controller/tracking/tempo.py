@@ -2,10 +2,12 @@
 time, hypotheses.py).
 
 A hand sows at its own pace: the gaps between its seeds' onsets spread about their median by
-`TEMPO_SPREAD` (log-normal: 30 % jitter, and pauses). The costs are negative log likelihoods
-(natural log), as the search's: pure functions of times in seconds, and `HandTempo`, which
-reads a hand's seeds from a hypothesis's steps, and prices a turn taken before the other
-player's last seed could be seen to fall (`hasty_turn`).
+`TEMPO_SPREAD` (log-normal: 30 % jitter, and pauses); a lap's first seed comes a beat after the
+lift of its pit, and a move's first seeds, before it has a gap of its own, go by the hand's
+beat in its last move, spread wider (`MOVE_TEMPO_SPREAD`). The costs are negative log
+likelihoods (natural log), as the search's: pure functions of times in seconds, and
+`HandTempo`, which reads a hand's seeds from a hypothesis's steps, and prices a turn taken
+before the other player's last seed could be seen to fall (`hasty_turn`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,17 @@ OFF_BEAT_MIN_GAPS = 2
 LIFT_S = 0.2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
+# A move's first seeds go by the hand's tempo in its last move, which is all there is while the
+# move has no gap yet, spread this much (log): a person's pace changes from move to move.
+# SIMULATION.md's people take a new one each move, log-uniform over a range of 2.5 to 7 times
+# (the log of two moves' paces differs by 0.4 to 0.8, one standard deviation), and their beats
+# jitter within a move. A move's first seed lost off the board is told from one in the wrong pit
+# by it or not at all: bench humans, 600 games, 112 such seeds lost, none flagged in time before.
+# At 0.6 mistakes flagged in time 1,947 -> 1,969, false flags 9 -> 10 (game 310: a palm on the
+# due cup as a seed fell in the wrong pit, a wrong pickup ahead of the truth by 0.02); at 0.5,
+# 1,973 and 11 (game 188, a tie by 0.03 as well).
+MOVE_TEMPO_SPREAD = 0.6
+TEMPO_WALK = 64  # steps looked back for the hand's last move (a long relay of the other's)
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
 # A person takes their turn once they have seen the other's last seed fall: they do not lift a
 # pit sooner than this after it (a quarter second is a quick reaction alone; SIMULATION.md's
@@ -78,7 +91,9 @@ def usual_gap(
     return gaps[(len(gaps) - 1) // 2]
 
 
-def off_tempo(gap_s: float, usual_s: float, beats: int, sample_s: float) -> float:
+def off_tempo(
+    gap_s: float, usual_s: float, beats: int, sample_s: float, spread: float = TEMPO_SPREAD
+) -> float:
     """-log likelihood that `beats` of the hand's seeds fell in `gap_s` since its last, at a
     tempo of `usual_s` a seed, with onsets known to a reading (`sample_s`). A seed lost off
     the board leaves a beat with no cup moving: the next seed comes two beats after the last,
@@ -93,8 +108,7 @@ def off_tempo(gap_s: float, usual_s: float, beats: int, sample_s: float) -> floa
     >>> round(off_tempo(0.3, 0.15, beats=1, sample_s=0.1), 2)
     0.42
     """
-    spread = math.hypot(TEMPO_SPREAD, sample_s / usual_s)
-    z = math.log(gap_s / (beats * usual_s)) / spread
+    z = math.log(gap_s / (beats * usual_s)) / math.hypot(spread, sample_s / usual_s)
     return 0.5 * min(z * z, TEMPO_MAX_COST)
 
 
@@ -192,11 +206,42 @@ class HandTempo:
 
     def off_tempo(self, last: Taken | None, player: int, onset_t: float, beats: int) -> float:
         """-log likelihood that `beats` of the hand's seeds fell by `onset_t` since its last
-        seed, by its tempo (`off_tempo`)."""
+        seed, or since it lifted the pit (`lap_begun`) if this lap has none yet, by its tempo
+        in this move, or in its last one while this has no gap (`off_tempo`)."""
         times, usual = self.laps(last, player)
-        if usual is None or not times or onset_t <= times[0]:
+        since = times[0] if times else self.lap_begun(last, player, onset_t)
+        spread = TEMPO_SPREAD
+        if usual is None:
+            usual, spread = self.last_move(last, player), MOVE_TEMPO_SPREAD
+        if usual is None or since is None or onset_t <= since:
             return 0.0
-        return off_tempo(onset_t - times[0], usual, beats, self.sample_s)
+        return off_tempo(onset_t - since, usual, beats, self.sample_s, spread)
+
+    def lap_begun(self, last: Taken | None, player: int, first_t: float) -> float | None:
+        """When the lap whose first seed is due came to be sown: a beat before its first seed
+        (at `first_t` or after it), LIFT_S after the hand lifted its pit. None if the hand's
+        last step is no pickup, or the lift had no motion of its own (`_lifted_t`)."""
+        if last is None or last.step.player != player or last.step.kind is not StepKind.PICKUP:
+            return None
+        before = last.parent
+        shared = (
+            before is not None and before.motion == last.motion and before.step.player == player
+        )
+        lifted_t = self._lifted_t(last.motion, first_t, shared)
+        return None if lifted_t is None else lifted_t + LIFT_S
+
+    def last_move(self, last: Taken | None, player: int) -> float | None:
+        """The hand's tempo in its last move: past this move's steps and the other hand's
+        since (at most TEMPO_WALK steps back)."""
+        node = last
+        for mine in (True, False):
+            for _ in range(TEMPO_WALK):
+                if node is None or (node.step.player == player) != mine:
+                    break
+                node = node.parent
+        if node is None or node.step.player != player:
+            return None
+        return self.laps(node, player)[1]
 
     def off_beat(self, last: Taken | None, player: int, onset_t: float) -> float:
         """While both hands sow: the hand's next seed begun at `onset_t`, by its tempo

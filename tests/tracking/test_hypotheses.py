@@ -212,6 +212,7 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
     # else once the spare comes: a hand that skipped the pit would have sown on past its red
     # light: test_scenarios.py, LOST_SEED_CASES.)
     "flag_seed_lost_first_spare": [("seed_lost", [0, 2])],
+    "flag_seed_lost_first_of_a_move_spare": [("seed_lost", [0, 1])],
     "flag_seed_lost_spare": [("seed_lost", [0, 3])],
     "flag_seed_lost_spare_10sps": [("seed_lost", [0, 3])],
     "flag_seed_lost_spare_slow_beat": [("seed_lost", [0, 3])],

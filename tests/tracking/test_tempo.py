@@ -70,3 +70,33 @@ def test_a_lift_read_from_the_other_hands_seed_keeps_its_beat() -> None:
     tempo = HandTempo(motions, relays=True, sample_s=0.0125)
     _, usual = tempo.laps(last, player=0)
     assert usual is not None and round(usual, 3) == 0.3
+
+
+def test_a_moves_first_seed_is_timed_from_the_lift_by_the_hands_last_move() -> None:
+    """Player 0 sowed its last move at 0.5 s a seed; player 1 moved; player 0 lifts a pit at
+    10 s, and the next seed comes at 11.2 s: two beats after the lift's 0.2 s (its first seed
+    lost off the board), not one. The move has no gap of its own yet, so it is the last move's
+    tempo that tells them apart (before, neither was priced: a seed lost as a move's first
+    was never flagged before its spare)."""
+    motions = [Motion(1, 0.0, 0.0), Motion(2, 0.75, 0.0), Motion(3, 1.25, 0.0)]
+    motions += [Motion(4, 1.75, 0.0), Motion(8, 4.0, 0.0), Motion(9, 4.5, 0.0)]
+    motions += [Motion(5, 10.0, 0.0), Motion(7, 11.2, 0.0)]
+    steps = [
+        (Step.pickup(0, Place(0, 1)), 0),
+        (Step.sow(0, Place(0, 2)), 1),
+        (Step.sow(0, Place(0, 3)), 2),
+        (Step.sow(0, Place(0, 4)), 3),
+        (Step.pickup(1, Place(1, 1)), 4),
+        (Step.sow(1, Place(1, 2)), 5),
+        (Step.pickup(0, Place(0, 5)), 6),
+    ]
+    last: Taken | None = None
+    for step, motion in steps:
+        last = Taken(step, motion, last)
+    tempo = HandTempo(motions, relays=False, sample_s=0.0125)
+    assert tempo.laps(last, player=0) == ([], None)
+    assert tempo.last_move(last, player=0) == 0.5
+    assert tempo.lap_begun(last, player=0, first_t=11.2) == 10.2
+    lost = tempo.off_tempo(last, 0, onset_t=11.2, beats=2)
+    wrong_pit = tempo.off_tempo(last, 0, onset_t=11.2, beats=1)
+    assert lost == 0.0 and round(wrong_pit, 2) == 0.67  # (spread by MOVE_TEMPO_SPREAD)
