@@ -32,10 +32,11 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
   (captured seeds reach the store by themselves, see below);
 - a **mistake**, `MISTAKE_COST` less likely: seeds where none are due (`EXTRA_SEED_COST` each
   more but for all the hand holds, dropped at once), a pit lifted that may not be, two seeds
-  where one is due, a seed lost off the board (a due seed that never fell:
-  the next comes two beats after the last, by the hand's tempo, where a seed in the wrong pit
-  comes after one; a lap's first seed a beat after the lift of its pit, and while the move has
-  no beat yet, by the hand's beat in its last move). Its flag's kind is what the follower answers when fed the mistaken step.
+  where one is due, a seed lost off the board (a due seed that never fell: the next comes two
+  beats after the last, by the hand's tempo, where a seed in the wrong pit comes after one; a
+  lap's first seed a beat after the lift of its pit, and while the move has no beat yet, by
+  the hand's beat in its last move). Its flag's kind is what the follower answers when fed
+  the mistaken step.
 
 A **hypothesis** is one choice per motion: its game (a follower copy), the **ledger** of seeds
 that are not where the game has them (each entry a cup's seeds more or fewer, and why: carried

@@ -51,7 +51,14 @@ TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COS
 # due cup as a seed fell in the wrong pit, a wrong pickup ahead of the truth by 0.02); at 0.5,
 # 1,973 and 11 (game 188, a tie by 0.03 as well).
 MOVE_TEMPO_SPREAD = 0.6
-TEMPO_WALK = 64  # steps looked back for the hand's last move (a long relay of the other's)
+# Steps looked back for the hand's last move: a congkak move of relays takes up to 232 (30
+# random games), and the walk costs only while a move has no gap of its own
+TEMPO_WALK = 512
+# A pit's lift settles within this of its onset, and this many readings (a grab presses and
+# lifts in 0.25 s; its motion settles 0.3 s after it began at 80 SPS, 0.4 to 0.8 s at 10 SPS,
+# in bench humans): a motion begun sooner was a hand resting on the pit first
+LIFT_MAX_S = 0.4
+LIFT_SETTLE_READINGS = 6
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
 # A person takes their turn once they have seen the other's last seed fall: they do not lift a
 # pit sooner than this after it (a quarter second is a quick reaction alone; SIMULATION.md's
@@ -126,6 +133,22 @@ def off_beat(gap_s: float, usual_s: float, sample_s: float) -> float:
     return min(on_beat, OFF_BEAT_MAX_COST)
 
 
+def _own(node: Taken | None, player: int) -> Taken | None:
+    """The hand's newest step from `node` back (the other hand's skipped: both sow at once in
+    the simultaneous opening), within TEMPO_WALK steps."""
+    for _ in range(TEMPO_WALK):
+        if node is None or node.step.player == player:
+            return node
+        node = node.parent
+    return None
+
+
+def _shared(before: Taken | None, index: int, player: int) -> bool:
+    """Was the hand's pickup read from motion `index` also its step `before` it's (a relay's
+    last seed: the cup did not settle between the seed and the lift)?"""
+    return before is not None and before.motion == index and before.step.player == player
+
+
 def takes_turn(last: Taken | None, player: int) -> bool:
     """Does a pit lifted by `player` after step `last` begin their move (not a relay of it)?"""
     return last is None or last.step.player != player
@@ -166,8 +189,7 @@ class HandTempo:
                 continue
             if step.kind is StepKind.PICKUP and laps[-1]:
                 # (`node` is now the step before the pickup: its seed, if a relay's)
-                shared = node is not None and node.motion == index and node.step.player == player
-                lifted_t = self._lifted_t(index, laps[-1][-1], shared)
+                lifted_t = self._lifted_t(index, laps[-1][-1], _shared(node, index, player))
                 beat = laps[-1][-1] - lifted_t - LIFT_S if lifted_t is not None else 0.0
                 if beat > 0:
                     lifts.append(beat)
@@ -210,38 +232,54 @@ class HandTempo:
         in this move, or in its last one while this has no gap (`off_tempo`)."""
         times, usual = self.laps(last, player)
         since = times[0] if times else self.lap_begun(last, player, onset_t)
+        if since is None or onset_t <= since:
+            return 0.0
         spread = TEMPO_SPREAD
         if usual is None:
-            usual, spread = self.last_move(last, player), MOVE_TEMPO_SPREAD
-        if usual is None or since is None or onset_t <= since:
+            usual, spread = self.last_move_beat(last, player), MOVE_TEMPO_SPREAD
+        if usual is None:
             return 0.0
         return off_tempo(onset_t - since, usual, beats, self.sample_s, spread)
 
     def lap_begun(self, last: Taken | None, player: int, first_t: float) -> float | None:
         """When the lap whose first seed is due came to be sown: a beat before its first seed
         (at `first_t` or after it), LIFT_S after the hand lifted its pit. None if the hand's
-        last step is no pickup, or the lift had no motion of its own (`_lifted_t`)."""
-        if last is None or last.step.player != player or last.step.kind is not StepKind.PICKUP:
+        last step is no pickup, or the lift had no motion of its own (`_lifted_t`). (A lift
+        read from a motion that settled long after it began was a hand resting on the pit
+        first: lifted LIFT_MAX_S and LIFT_SETTLE_READINGS before it settled.)"""
+        pickup = _own(last, player)
+        if pickup is None or pickup.step.kind is not StepKind.PICKUP:
             return None
-        before = last.parent
-        shared = (
-            before is not None and before.motion == last.motion and before.step.player == player
-        )
-        lifted_t = self._lifted_t(last.motion, first_t, shared)
-        return None if lifted_t is None else lifted_t + LIFT_S
+        shared = _shared(pickup.parent, pickup.motion, player)
+        lifted_t = self._lifted_t(pickup.motion, first_t, shared)
+        if lifted_t is None:
+            return None
+        settled_t = self.motions[pickup.motion].settled_t
+        if not shared and math.isfinite(settled_t):
+            lifted_t = max(lifted_t, settled_t - LIFT_MAX_S - LIFT_SETTLE_READINGS * self.sample_s)
+        return lifted_t + LIFT_S
 
-    def last_move(self, last: Taken | None, player: int) -> float | None:
-        """The hand's tempo in its last move: past this move's steps and the other hand's
-        since (at most TEMPO_WALK steps back)."""
-        node = last
-        for mine in (True, False):
-            for _ in range(TEMPO_WALK):
-                if node is None or (node.step.player == player) != mine:
-                    break
-                node = node.parent
-        if node is None or node.step.player != player:
-            return None
-        return self.laps(node, player)[1]
+    def last_move_beat(self, last: Taken | None, player: int) -> float | None:
+        """The hand's tempo in its move before this one (`laps` from its last seed there):
+        back to the pickup that began this move (a relay's, after the hand's own seed in that
+        pit, did not), then past that move's captures and the other hand's steps to its last
+        seed. (At most TEMPO_WALK steps in all: a hand with no seeds passes, and the other
+        moves on.)"""
+        node, walked = last, 0
+        lifted: Place | None = None  # the hand's pickup seen last, its step before it not yet
+        while node is not None and walked < TEMPO_WALK:
+            step = node.step
+            if step.player == player:
+                relay = self.relays and step.kind is StepKind.SOW and step.at == lifted
+                if lifted is not None and not relay:
+                    break  # (the pickup seen last began this move)
+                lifted = step.at if step.kind is StepKind.PICKUP else None
+            node, walked = node.parent, walked + 1
+        while node is not None and walked < TEMPO_WALK:
+            if node.step.player == player and node.step.kind is StepKind.SOW:
+                return self.laps(node, player)[1]
+            node, walked = node.parent, walked + 1
+        return None
 
     def off_beat(self, last: Taken | None, player: int, onset_t: float) -> float:
         """While both hands sow: the hand's next seed begun at `onset_t`, by its tempo

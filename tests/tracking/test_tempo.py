@@ -72,31 +72,63 @@ def test_a_lift_read_from_the_other_hands_seed_keeps_its_beat() -> None:
     assert usual is not None and round(usual, 3) == 0.3
 
 
-def test_a_moves_first_seed_is_timed_from_the_lift_by_the_hands_last_move() -> None:
-    """Player 0 sowed its last move at 0.5 s a seed; player 1 moved; player 0 lifts a pit at
-    10 s, and the next seed comes at 11.2 s: two beats after the lift's 0.2 s (its first seed
-    lost off the board), not one. The move has no gap of its own yet, so it is the last move's
-    tempo that tells them apart (before, neither was priced: a seed lost as a move's first
-    was never flagged before its spare)."""
-    motions = [Motion(1, 0.0, 0.0), Motion(2, 0.75, 0.0), Motion(3, 1.25, 0.0)]
-    motions += [Motion(4, 1.75, 0.0), Motion(8, 4.0, 0.0), Motion(9, 4.5, 0.0)]
-    motions += [Motion(5, 10.0, 0.0), Motion(7, 11.2, 0.0)]
-    steps = [
-        (Step.pickup(0, Place(0, 1)), 0),
-        (Step.sow(0, Place(0, 2)), 1),
-        (Step.sow(0, Place(0, 3)), 2),
-        (Step.sow(0, Place(0, 4)), 3),
-        (Step.pickup(1, Place(1, 1)), 4),
-        (Step.sow(1, Place(1, 2)), 5),
-        (Step.pickup(0, Place(0, 5)), 6),
-    ]
+def _chain(steps: list[tuple[Step, int]]) -> Taken:
     last: Taken | None = None
     for step, motion in steps:
         last = Taken(step, motion, last)
-    tempo = HandTempo(motions, relays=False, sample_s=0.0125)
+    assert last is not None
+    return last
+
+
+# Player 0 sows a move at 0.5 s a seed (lifted at 0 s, seeds from 0.75 s), player 1 moves, and
+# player 0 lifts a pit at 10 s (its motion settled at 10.3 s). Cells are motions' own.
+LAST_MOVE = [Motion(1, 0.0, 0.0), Motion(2, 0.75, 0.0), Motion(3, 1.25, 0.0)]
+LAST_MOVE += [Motion(4, 1.75, 0.0), Motion(8, 4.0, 0.0), Motion(9, 4.5, 0.0)]
+LAST_MOVE += [Motion(5, 10.0, 0.0, settled_t=10.3), Motion(7, 11.2, 0.0)]
+LAST_MOVE_STEPS = [
+    (Step.pickup(0, Place(0, 1)), 0),
+    (Step.sow(0, Place(0, 2)), 1),
+    (Step.sow(0, Place(0, 3)), 2),
+    (Step.sow(0, Place(0, 4)), 3),
+    (Step.pickup(1, Place(1, 1)), 4),
+    (Step.sow(1, Place(1, 2)), 5),
+    (Step.pickup(0, Place(0, 5)), 6),
+]
+
+
+def test_a_moves_first_seed_is_timed_from_the_lift_by_the_hands_last_move() -> None:
+    """The next seed comes at 11.2 s: two beats after the lift's 0.2 s (its first seed lost
+    off the board), not one. The move has no gap of its own yet, so the last move's beat
+    prices them: 0 for two beats, 0.67 for one (spread by MOVE_TEMPO_SPREAD). Less than the
+    lost seed's LOST_COST edge of 1.0: a gap of 2.4 beats names it at once
+    (test_scenarios.py, `flag_seed_lost_first_of_a_move_spare`). Before, neither was priced."""
+    last = _chain(LAST_MOVE_STEPS)
+    tempo = HandTempo(LAST_MOVE, relays=False, sample_s=0.0125)
     assert tempo.laps(last, player=0) == ([], None)
-    assert tempo.last_move(last, player=0) == 0.5
+    assert tempo.last_move_beat(last, player=0) == 0.5
     assert tempo.lap_begun(last, player=0, first_t=11.2) == 10.2
     lost = tempo.off_tempo(last, 0, onset_t=11.2, beats=2)
     wrong_pit = tempo.off_tempo(last, 0, onset_t=11.2, beats=1)
-    assert lost == 0.0 and round(wrong_pit, 2) == 0.67  # (spread by MOVE_TEMPO_SPREAD)
+    assert lost == 0.0 and round(wrong_pit, 2) == 0.67
+
+
+def test_the_last_moves_beat_is_found_past_its_captures_and_an_extra_turn() -> None:
+    """The hand's last move ended in a capture (player 1's seed taken to player 0's store),
+    or its last seed fell in its own store and it lifts again (an extra turn, no other
+    hand's steps between): its beat is that move's, from its last seed."""
+    captured = [*LAST_MOVE_STEPS[:4], (Step.capture(0, Place(1, 1)), 3), *LAST_MOVE_STEPS[4:]]
+    tempo = HandTempo(LAST_MOVE, relays=False, sample_s=0.0125)
+    assert tempo.last_move_beat(_chain(captured), player=0) == 0.5
+    extra_turn = [*LAST_MOVE_STEPS[:4], (Step.pickup(0, Place(0, 0)), 6)]
+    assert tempo.last_move_beat(_chain(extra_turn), player=0) == 0.5
+    assert tempo.last_move_beat(_chain(LAST_MOVE_STEPS[:1]), player=0) is None  # (none)
+
+
+def test_a_lift_after_a_hand_rested_on_the_pit_is_timed_from_its_settling() -> None:
+    """A palm rested on the pit from 7 s: the pickup's motion began then and settled at
+    10.3 s as the pit was lifted. The lift is LIFT_MAX_S and six readings before that settling
+    (9.825 s at 80 SPS), not the palm's onset (a seed one beat after the lift read as three)."""
+    motions = [*LAST_MOVE[:6], Motion(5, 7.0, 0.0, settled_t=10.3), LAST_MOVE[7]]
+    tempo = HandTempo(motions, relays=False, sample_s=0.0125)
+    lap_begun = tempo.lap_begun(_chain(LAST_MOVE_STEPS), player=0, first_t=11.2)
+    assert lap_begun is not None and round(lap_begun, 3) == 10.025
