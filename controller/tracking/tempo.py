@@ -51,12 +51,12 @@ TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COS
 # due cup as a seed fell in the wrong pit, a wrong pickup ahead of the truth by 0.02); at 0.5,
 # 1,973 and 11 (game 188, a tie by 0.03 as well).
 MOVE_TEMPO_SPREAD = 0.6
-# Steps looked back for the hand's last move: a congkak move of relays takes up to 232 (30
-# random games), and the walk costs only while a move has no gap of its own
+# Steps looked back for the hand's last move: a congkak 7 move of relays takes up to 232 (30
+# random games; a 9-pit one, 546), and the walk costs only while a move has no gap of its own.
 TEMPO_WALK = 512
 # A pit's lift settles within this of its onset, and this many readings (a grab presses and
 # lifts in 0.25 s; its motion settles 0.3 s after it began at 80 SPS, 0.4 to 0.8 s at 10 SPS,
-# in bench humans): a motion begun sooner was a hand resting on the pit first
+# in bench humans): a motion begun sooner was a hand resting on the pit first.
 LIFT_MAX_S = 0.4
 LIFT_SETTLE_READINGS = 6
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
@@ -144,8 +144,8 @@ def _own(node: Taken | None, player: int) -> Taken | None:
 
 
 def _shared(before: Taken | None, index: int, player: int) -> bool:
-    """Was the hand's pickup read from motion `index` also its step `before` it's (a relay's
-    last seed: the cup did not settle between the seed and the lift)?"""
+    """Was the hand's pickup, read from motion `index`, read from the same motion as its step
+    `before` it (a relay's last seed: the cup did not settle between the seed and the lift)?"""
     return before is not None and before.motion == index and before.step.player == player
 
 
@@ -208,13 +208,22 @@ class HandTempo:
         onset is as near the lift as the pickup's own; taking it out lost bench openings' 7
         pits at 10 SPS, 0.25 s a seed, seed 528.)"""
         cell = self.motions[index].cell
-        lifted_t = None if shared else self.motions[index].onset_t
+        lifted_t = None if shared else self._lift_began(index)
         for k in range(index + 1, len(self.motions)):
             motion = self.motions[k]
             if motion.onset_t >= first_t:
                 break
             lifted_t = motion.onset_t if motion.cell == cell else lifted_t
         return lifted_t
+
+    def _lift_began(self, index: int) -> float:
+        """Motion `index`'s onset, or if it settled long after (a hand resting on the pit
+        first), LIFT_MAX_S and LIFT_SETTLE_READINGS before it settled."""
+        motion = self.motions[index]
+        settling_s = LIFT_MAX_S + LIFT_SETTLE_READINGS * self.sample_s
+        if not math.isfinite(motion.settled_t):
+            return motion.onset_t
+        return max(motion.onset_t, motion.settled_t - settling_s)
 
     def hasty_turn(self, last: Taken | None, player: int, index: int) -> float:
         """A pit lifted by `player` (read from motion `index`) less than TURN_MIN_S after the
@@ -244,20 +253,13 @@ class HandTempo:
     def lap_begun(self, last: Taken | None, player: int, first_t: float) -> float | None:
         """When the lap whose first seed is due came to be sown: a beat before its first seed
         (at `first_t` or after it), LIFT_S after the hand lifted its pit. None if the hand's
-        last step is no pickup, or the lift had no motion of its own (`_lifted_t`). (A lift
-        read from a motion that settled long after it began was a hand resting on the pit
-        first: lifted LIFT_MAX_S and LIFT_SETTLE_READINGS before it settled.)"""
+        last step is no pickup, or the lift had no motion of its own (`_lifted_t`)."""
         pickup = _own(last, player)
         if pickup is None or pickup.step.kind is not StepKind.PICKUP:
             return None
         shared = _shared(pickup.parent, pickup.motion, player)
         lifted_t = self._lifted_t(pickup.motion, first_t, shared)
-        if lifted_t is None:
-            return None
-        settled_t = self.motions[pickup.motion].settled_t
-        if not shared and math.isfinite(settled_t):
-            lifted_t = max(lifted_t, settled_t - LIFT_MAX_S - LIFT_SETTLE_READINGS * self.sample_s)
-        return lifted_t + LIFT_S
+        return None if lifted_t is None else lifted_t + LIFT_S
 
     def last_move_beat(self, last: Taken | None, player: int) -> float | None:
         """The hand's tempo in its move before this one (`laps` from its last seed there):

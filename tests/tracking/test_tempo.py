@@ -119,16 +119,47 @@ def test_the_last_moves_beat_is_found_past_its_captures_and_an_extra_turn() -> N
     captured = [*LAST_MOVE_STEPS[:4], (Step.capture(0, Place(1, 1)), 3), *LAST_MOVE_STEPS[4:]]
     tempo = HandTempo(LAST_MOVE, relays=False, sample_s=0.0125)
     assert tempo.last_move_beat(_chain(captured), player=0) == 0.5
-    extra_turn = [*LAST_MOVE_STEPS[:4], (Step.pickup(0, Place(0, 0)), 6)]
+    into_store = (Step.sow(0, Place(0, "store")), 4)  # (its last seed: into the store)
+    extra_turn = [*LAST_MOVE_STEPS[:4], into_store, (Step.pickup(0, Place(0, 0)), 6)]
     assert tempo.last_move_beat(_chain(extra_turn), player=0) == 0.5
     assert tempo.last_move_beat(_chain(LAST_MOVE_STEPS[:1]), player=0) is None  # (none)
 
 
 def test_a_lift_after_a_hand_rested_on_the_pit_is_timed_from_its_settling() -> None:
     """A palm rested on the pit from 7 s: the pickup's motion began then and settled at
-    10.3 s as the pit was lifted. The lift is LIFT_MAX_S and six readings before that settling
-    (9.825 s at 80 SPS), not the palm's onset (a seed one beat after the lift read as three)."""
+    10.3 s as the pit was lifted at 10 s. The lift is taken LIFT_MAX_S and six readings before
+    that settling (9.825 s at 80 SPS, 0.175 s before the lift), not at the palm's onset, from
+    which a seed a beat after the lift would read as seven. The lap's lift beat, which the
+    tempo of its next seeds counts, is taken from there too."""
     motions = [*LAST_MOVE[:6], Motion(5, 7.0, 0.0, settled_t=10.3), LAST_MOVE[7]]
     tempo = HandTempo(motions, relays=False, sample_s=0.0125)
     lap_begun = tempo.lap_begun(_chain(LAST_MOVE_STEPS), player=0, first_t=11.2)
     assert lap_begun is not None and round(lap_begun, 3) == 10.025
+    sown = _chain([*LAST_MOVE_STEPS, (Step.sow(0, Place(1, 0)), 7)])
+    _, usual = tempo.laps(sown, player=0)
+    assert usual is not None and round(usual, 3) == 1.175  # (11.2 less 9.825 and LIFT_S)
+
+
+def test_in_the_opening_the_lap_is_timed_from_the_hands_own_lift() -> None:
+    """Both hands sow at once: player 1's seed fell after player 0 lifted its pit at 10 s.
+    Player 0's first seed is timed from its own lift, behind the other hand's step."""
+    motions = [Motion(5, 10.0, 0.0, settled_t=10.3), Motion(9, 10.4, 0.0), Motion(7, 11.2, 0.0)]
+    steps = [(Step.pickup(0, Place(0, 5)), 0), (Step.sow(1, Place(1, 2)), 1)]
+    tempo = HandTempo(motions, relays=True, sample_s=0.0125)
+    assert tempo.lap_begun(_chain(steps), player=0, first_t=11.2) == 10.2
+
+
+def test_a_relay_lifted_in_its_last_seeds_motion_has_no_lift_time_of_its_own() -> None:
+    """The relay's pit was lifted before its last seed's motion settled (at 2.6 s, a second
+    after that seed): the motion's times are the seed's, so the lap has no lift to time from,
+    however late the motion settled."""
+    motions = [Motion(1, 0.0, 0.0, settled_t=0.3), Motion(2, 0.75, 0.0)]
+    motions += [Motion(3, 1.25, 0.0, settled_t=2.6), Motion(4, 3.0, 0.0)]
+    steps = [
+        (Step.pickup(0, Place(0, 1)), 0),
+        (Step.sow(0, Place(0, 2)), 1),
+        (Step.sow(0, Place(0, 3)), 2),
+        (Step.pickup(0, Place(0, 3)), 2),
+    ]
+    tempo = HandTempo(motions, relays=True, sample_s=0.0125)
+    assert tempo.lap_begun(_chain(steps), player=0, first_t=3.0) is None
