@@ -49,14 +49,17 @@ TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COS
 # by it or not at all: bench humans, 600 games, 112 such seeds lost, none flagged in time before.
 # At 0.6 mistakes flagged in time 1,947 -> 1,969, false flags 9 -> 10 (game 310: a palm on the
 # due cup as a seed fell in the wrong pit, a wrong pickup ahead of the truth by 0.02); at 0.5,
-# 1,973 and 11 (game 188, a tie by 0.03 as well).
+# 1,973 and 11 (game 188, a tie by 0.03 as well; measured before the walk and the lift below
+# were mended, which left 1,969 and 10 as they were).
 MOVE_TEMPO_SPREAD = 0.6
-# Steps looked back for the hand's last move: a congkak 7 move of relays takes up to 232 (30
-# random games; a 9-pit one, 546), and the walk costs only while a move has no gap of its own.
+# Steps looked back for the hand's last move: a congkak 7 move of relays takes up to 232 (a
+# review's 30 random games; a 9-pit one up to 546), and the walk costs only while a move has
+# no gap of its own.
 TEMPO_WALK = 512
 # A pit's lift settles within this of its onset, and this many readings (a grab presses and
-# lifts in 0.25 s; its motion settles 0.3 s after it began at 80 SPS, 0.4 to 0.8 s at 10 SPS,
-# in bench humans): a motion begun sooner was a hand resting on the pit first.
+# lifts in 0.25 s; its motion settled 0.19 to 0.40 s after it began at 80 SPS, 0.31 to 0.72 s
+# at 10 SPS, over the humans_* scenarios): a motion begun sooner was a hand resting on the pit
+# first.
 LIFT_MAX_S = 0.4
 LIFT_SETTLE_READINGS = 6
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
