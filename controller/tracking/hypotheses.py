@@ -22,7 +22,8 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
 - a **touch**: a finger, palm or forearm that stays on the cup, its weight fitted, `TOUCH_COST`
   less likely than a step, and at 10 SPS `NEXT_CUP_TOUCH_COST` less again on the cup a sowing
   hand's next seed is due in, come after its last seed (that is its seeds: no strike tells two
-  seeds from a finger there), unless another cup began to bear weight with it (a forearm);
+  seeds from a finger there), unless another cup began to bear weight with it (a forearm) or
+  the hand has let go of all its seeds (`_in_hand`);
   `ARRIVED_TOGETHER_COST` less again where seeds came or went in the same motion (a hand
   does not sow into, or lift from, a cup it puts its weight on); it goes when the cup falls
   back by it;
@@ -1215,7 +1216,10 @@ class Tracker:
         Or after the pit it lifted settled: a hand lifting a pit may rest the other on the
         next cup as it grabs (SIMULATION.md), but the first seed comes after the lift (bench
         humans: 15 more seeds flagged in time at 10 SPS, two seeds let go in the first cup
-        after a pickup, once rests that began with the grab were told apart from them)."""
+        after a pickup, once rests that began with the grab were told apart from them). Not
+        once the hand let go of all it holds where they were not due: its last seed bounced
+        into the next cup, it rests on the cup while it takes it back (bench humans game 236,
+        flagged a foreign seed there)."""
         place = self.place_of[motion.cell]
         for step in hyp.game.expected():
             if step.at != place or step.kind is not StepKind.SOW:
@@ -1226,11 +1230,23 @@ class Tracker:
             if node is None:
                 continue
             last = self.motions[node.motion]
+            if self._in_hand(hyp, step.player) <= 0:
+                continue  # (its seeds all let go where they were not due)
             if node.step.kind is StepKind.SOW and motion.onset_t > last.onset_t:
                 return True
             if node.step.kind is StepKind.PICKUP and motion.onset_t >= last.settled_t:
                 return True
         return False
+
+    @staticmethod
+    def _in_hand(hyp: Hypothesis, player: int) -> int:
+        """The seeds the hand holds to sow: the game's, less those it let go where they were
+        not due (the ledger's mistakes of that hand: the game has them in the hand until they
+        are put right)."""
+        let_go = sum(
+            e.seeds for e in hyp.ledger if e.player == player and e.mistake and e.seeds > 0
+        )
+        return hyp.game.hands[player].seeds - let_go
 
     def _count(self, game: StepFollower, ledger: tuple[Entry, ...], cell: int) -> int:
         """Seeds in the cup, by the game and the ledger."""

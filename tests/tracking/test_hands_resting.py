@@ -46,6 +46,19 @@ def test_a_seed_lost_while_a_finger_rests_on_the_next_cup_is_flagged_lost() -> N
     assert flags[0]["resolved_t"] < 272.0
 
 
+def test_a_palm_on_the_cup_the_hands_last_seed_bounced_out_of_is_no_seed() -> None:
+    # Oware at 10 SPS (bench game 236, a child): the hand's last seed, due in [0, 4], strikes
+    # it at 885.6 s and hops into [0, 5]; at 886.0 s a palm of 12 g (two seeds' weight) rests
+    # on [0, 4] while the child takes the seed back from [0, 5] and puts it in [0, 4] at
+    # 888.0 s. The hand had let go of its last seed: a weight on the cup it was due in cannot
+    # be its seeds slipping together (NEXT_CUP_TOUCH_COST), and was flagged `foreign_seed`
+    # there. Only the bounce is flagged, and it is put right.
+    result = _run("humans_oware_10sps_palm_on_the_cup_its_bounced_seed_was_due")
+    flags = [(f["kind"], f["at"]) for f in result["flags"] if 885.0 <= f["t"] <= 889.0]
+    assert flags == [("wrong_pit", [0, 5])]
+    assert all(f["resolved_t"] is not None for f in result["flags"] if f["t"] >= 885.0)
+
+
 def test_a_finger_on_the_due_cup_that_did_not_strike_it_is_no_seed() -> None:
     # Oware at 80 SPS, natural seeds (written after bench game 431): as the hand's seed falls into
     # [0, 3], a finger of 10 g settles on [0, 4], where the next seed is due, over 0.17 s, for
