@@ -1221,17 +1221,18 @@ class Tracker:
         into the next cup, it rests on the cup while it takes it back (bench humans game 236,
         flagged a foreign seed there)."""
         place = self.place_of[motion.cell]
+        both = both_sowing(hyp.game)  # (then `_mistake_kind` charges a mistake to either hand)
         for step in hyp.game.expected():
             if step.at != place or step.kind is not StepKind.SOW:
                 continue
+            if not both and self._in_hand(hyp, step.player) <= 0:
+                continue  # (it has let go of all it holds)
             node = hyp.last
             while node is not None and node.step.player != step.player:
                 node = node.parent
             if node is None:
                 continue
             last = self.motions[node.motion]
-            if self._in_hand(hyp, step.player) <= 0:
-                continue  # (its seeds all let go where they were not due)
             if node.step.kind is StepKind.SOW and motion.onset_t > last.onset_t:
                 return True
             if node.step.kind is StepKind.PICKUP and motion.onset_t >= last.settled_t:
@@ -1240,9 +1241,11 @@ class Tracker:
 
     @staticmethod
     def _in_hand(hyp: Hypothesis, player: int) -> int:
-        """The seeds the hand holds to sow: the game's, less those it let go where they were
-        not due (the ledger's mistakes of that hand: the game has them in the hand until they
-        are put right)."""
+        """The seeds the hand holds to sow: the game's, less the ledger's mistaken seeds charged
+        to that player (let go where they were not due, or left in a pit it sowed on from),
+        which the game still has in the hand. (Roughly, as is enough to tell a hand that let
+        go of its last seed: a mistake left open from an earlier move counts against it, and
+        seeds lifted where they may not be, which `belief` puts in the hand, are left out.)"""
         let_go = sum(
             e.seeds for e in hyp.ledger if e.player == player and e.mistake and e.seeds > 0
         )
