@@ -221,15 +221,23 @@ OPENING_SEQUENCE_MAX = 6
 SEQUENCE_FEEDS = 64
 # The work of one search (branches scored, and steps fed to follower copies to find them),
 # past which the rest waits for the next frame, in the middle of one motion's explanations
-# too (`Advance`). A unit costs 20 to 70 us of CPU here (a branch's fits and ranks, a feed's
-# copy; the most where every cup moved at once, each branch then fitting all of them): 200
-# are about 14 ms. (Not a bound: the budget is looked at after each branch, and the search
-# that ends an advance ranks its branches beyond it; 16 ms the longest in bench humans.) A
-# search does 10 at the median and 92 at the 99th percentile (28,222 searches of 20 bench
-# humans games and 8 expert openings at 10 SPS); what does more is a knock, every cup moving
-# at once, or both hands sowing into the same cups fast: 4,837 units and 103 ms in one
-# uncut search of bench openings (62 ms at most, cut between motions).
-SEARCH_WORK = 200
+# too (`Advance`). A unit costs 20 to 130 us of CPU: a branch's fits and ranks, a feed's copy,
+# the most where every cup moved at once (each branch then fits all of them) or both hands
+# sow. Searches that ran out of it, bench openings' 7 pits at 10 SPS (30 games, run alone on
+# 7 December): 7.6 ms at the median and 10.6 ms at the 90th percentile at 150, 10.4 and
+# 13.1 ms at 200. The longest search is 16 to 18 ms either way (other work than the units
+# decides it, and the machine: beside another process the same searches took a third longer,
+# and a single run's longest, 21 to 28 ms, was 2 ms searched again). Not a bound: the budget
+# is looked at after each branch (a branch's feeds run over it by up to SEQUENCE_FEEDS), and
+# the search that ends an advance ranks its branches beyond it. At 150, rather than 200, bench
+# humans' 600 games flag, light and end exactly alike (the same counts, flag delays and light
+# latencies), and bench openings end exact and unflagged in all 600: what is left waits a
+# frame. A search does 10 at the
+# median and 92 at the 99th percentile (28,222 searches of 20 bench humans games and 8 expert
+# openings at 10 SPS, measured earlier); what does more is a knock, every cup moving at once,
+# or both hands sowing into the same cups fast: 4,837 units and 103 ms in one uncut search of
+# bench openings (62 ms at most, cut between motions), before the budget.
+SEARCH_WORK = 150
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
 # A cup that dipped and came back: seeds lifted and put back, which a hand does hardly
