@@ -28,7 +28,8 @@ least one (at a random move from 1 to 6). Scores:
 - `search_ms_max_cpu`: the referee's longest search (CPU time): the loop waits that long for
   a frame.
 
-Progress goes to stderr; the last line is one JSON object.
+Progress goes to stderr; the last line is one JSON object. Before it, the figures by profile, by
+rate, and the mistakes flagged in time by rate and kind (`# by kind of mistake`).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class HumanGame:
     mistakes: list[InjectedMistake]
     flagged: int
     delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
+    in_time: list[bool] = field(default_factory=list)  # each of `mistakes`: flagged in time?
     latencies: list[float] = field(default_factory=list)
     us_per_frame_cpu: float = 0.0
     search_ms_max: float = 0.0  # the referee's longest search, CPU time
@@ -151,6 +153,7 @@ def play_game(
         false_flags=_false_flags(referee.flags, player.mistakes, world.landings),
         mistakes=list(player.mistakes),
         flagged=sum(1 for d in delays if d is not None and d <= window),
+        in_time=[d is not None and d <= window for d in delays],
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),
         us_per_frame_cpu=us,
@@ -214,6 +217,7 @@ def main(games: int = 96, profile: str | None = None, verbose: bool = False, fir
             )
     print("# by profile: " + json.dumps(_by(results, lambda r: r.profile)))
     print("# by rate (SPS): " + json.dumps(_by(results, lambda r: str(r.rate), fast_only=False)))
+    print("# by kind of mistake: " + json.dumps(by_kind(results)))
     print(json.dumps(summary(results)))
     return 0
 
@@ -223,6 +227,18 @@ def _by(results: list[HumanGame], key: Any, fast_only: bool = True) -> dict[str,
     for r in results:
         groups.setdefault(key(r), []).append(r)
     return {k: summary(v, fast_only) for k, v in sorted(groups.items())}
+
+
+def by_kind(results: list[HumanGame]) -> dict[str, dict[str, int]]:
+    """Mistakes and those flagged in time, by rate and kind ("10 SPS seed_lost"): where the
+    misses are."""
+    counts: dict[str, dict[str, int]] = {}
+    for r in results:
+        for mistake, in_time in zip(r.mistakes, r.in_time, strict=True):
+            row = counts.setdefault(f"{r.rate} SPS {mistake.kind}", {"mistakes": 0, "flagged": 0})
+            row["mistakes"] += 1
+            row["flagged"] += in_time
+    return dict(sorted(counts.items()))
 
 
 def summary(results: list[HumanGame], fast_only: bool = True) -> dict[str, Any]:

@@ -112,6 +112,25 @@ def test_every_mistake_of_a_still_adult_at_80_sps_is_flagged_in_time_and_ends_ex
     assert max(result.delays) <= humans.FLAG_WINDOW_S[80] and result.exact
 
 
+def test_the_mistakes_are_counted_by_rate_and_kind_with_those_flagged_in_time() -> None:
+    def game(rate: int, kinds: list[str], in_time: list[bool]) -> humans.HumanGame:
+        mistakes = [InjectedMistake(k, 1.0, Place(0, 1), 0, Place(0, 1)) for k in kinds]
+        return humans.HumanGame(
+            "", "adult", "kalah", rate, True, [], 0, mistakes, sum(in_time), in_time=in_time
+        )
+
+    games = [
+        game(80, ["seed_lost", "wrong_pit"], [False, True]),
+        game(10, ["seed_lost"], [True]),
+        game(80, ["seed_lost"], [True]),
+    ]
+    assert humans.by_kind(games) == {
+        "10 SPS seed_lost": {"mistakes": 1, "flagged": 1},
+        "80 SPS seed_lost": {"mistakes": 2, "flagged": 1},
+        "80 SPS wrong_pit": {"mistakes": 1, "flagged": 1},
+    }
+
+
 def test_the_summary_has_the_issues_keys() -> None:
     keys = set(humans.summary([]))
     assert {
