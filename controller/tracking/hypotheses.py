@@ -230,9 +230,10 @@ SEQUENCE_FEEDS = 64
 # and a single run's longest, 21 to 28 ms, was 2 ms searched again). Not a bound: the budget
 # is looked at after each branch (a branch's feeds run over it by up to SEQUENCE_FEEDS), and
 # the search that ends an advance ranks its branches beyond it. At 150, rather than 200, bench
-# humans' 600 games flag, light and end exactly alike (the same counts, flag delays and light
-# latencies), and bench openings end exact and unflagged in all 600: what is left waits a
-# frame. A search does 10 at the
+# humans' 600 games flag and end exactly alike (the same counts and flag delays), and bench
+# openings end exact and unflagged in all 600: what is left waits a frame, and at 10 SPS a
+# frame is 100 ms: the lights' p99 there went from 212 and 216 ms to 218 and 225 ms (the two
+# halves; 80 SPS's, 17.1 ms, and the medians are as they were). A search does 10 at the
 # median and 92 at the 99th percentile (28,222 searches of 20 bench humans games and 8 expert
 # openings at 10 SPS, measured earlier); what does more is a knock, every cup moving at once,
 # or both hands sowing into the same cups fast: 4,837 units and 103 ms in one uncut search of
