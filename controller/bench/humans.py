@@ -77,12 +77,16 @@ class HumanGame:
     flags: list[dict[str, Any]]
     false_flags: int
     mistakes: list[InjectedMistake]
-    flagged: int
+    in_time: list[bool]  # each of `mistakes`: flagged in time?
     delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
-    in_time: list[bool] = field(default_factory=list)  # each of `mistakes`: flagged in time?
     latencies: list[float] = field(default_factory=list)
     us_per_frame_cpu: float = 0.0
     search_ms_max: float = 0.0  # the referee's longest search, CPU time
+
+    @property
+    def flagged(self) -> int:
+        """Mistakes flagged in time."""
+        return sum(self.in_time)
 
 
 def plan_game(player: VirtualPlayer, rng: random.Random, with_mistakes: bool) -> None:
@@ -152,7 +156,6 @@ def play_game(
         flags=[f.to_json() for f in referee.flags],
         false_flags=_false_flags(referee.flags, player.mistakes, world.landings),
         mistakes=list(player.mistakes),
-        flagged=sum(1 for d in delays if d is not None and d <= window),
         in_time=[d is not None and d <= window for d in delays],
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),

@@ -23,7 +23,7 @@ had only paused: fingers brushing it). Every motion is explained by one choice, 
   less likely than a step, and at 10 SPS `NEXT_CUP_TOUCH_COST` less again on the cup a sowing
   hand's next seed is due in, come after its last seed (that is its seeds: no strike tells two
   seeds from a finger there), unless another cup began to bear weight with it (a forearm) or
-  the hand has let go of all its seeds (`_in_hand`);
+  the hand has let go of all its seeds (`_in_hand`; not while both hands sow);
   `ARRIVED_TOGETHER_COST` less again where seeds came or went in the same motion (a hand
   does not sow into, or lift from, a cup it puts its weight on); it goes when the cup falls
   back by it;
@@ -219,25 +219,28 @@ OPENING_SEQUENCE_MAX = 6
 # candidate) up to 442, and a search of 117 ms (game 379). (Both hands' orders make a tree:
 # 167 in congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
 SEQUENCE_FEEDS = 64
-# The work of one search (branches scored, and steps fed to follower copies to find them),
-# past which the rest waits for the next frame, in the middle of one motion's explanations
-# too (`Advance`). A unit costs 20 to 130 us of CPU: a branch's fits and ranks, a feed's copy,
-# the most where every cup moved at once (each branch then fits all of them) or both hands
-# sow. Searches that ran out of it, bench openings' 7 pits at 10 SPS (30 games, run alone on
-# 7 December): 7.6 ms at the median and 10.6 ms at the 90th percentile at 150, 10.4 and
-# 13.1 ms at 200. The longest search is 16 to 18 ms either way (other work than the units
-# decides it, and the machine: beside another process the same searches took a third longer,
-# and a single run's longest, 21 to 28 ms, was 2 ms searched again). Not a bound: the budget
-# is looked at after each branch (a branch's feeds run over it by up to SEQUENCE_FEEDS), and
-# the search that ends an advance ranks its branches beyond it. At 150, rather than 200, bench
-# humans' 600 games flag and end exactly alike (the same counts and flag delays), and bench
-# openings end exact and unflagged in all 600: what is left waits a frame, and at 10 SPS a
-# frame is 100 ms: the lights' p99 there went from 212 and 216 ms to 218 and 225 ms (the two
-# halves; 80 SPS's, 17.1 ms, and the medians are as they were). A search does 10 at the
-# median and 92 at the 99th percentile (28,222 searches of 20 bench humans games and 8 expert
-# openings at 10 SPS, measured earlier); what does more is a knock, every cup moving at once,
-# or both hands sowing into the same cups fast: 4,837 units and 103 ms in one uncut search of
-# bench openings (62 ms at most, cut between motions), before the budget.
+# The work of one search (branches scored, and steps fed to follower copies to find them), past
+# which the rest waits for the next frame, in the middle of one motion's explanations too
+# (`Advance`). A unit costs 20 to 160 us of CPU: a branch's fits and ranks, a feed's copy, the
+# most where every cup moved at once (each branch then fits all of them) or both hands sow.
+# Searches that ran out of it, bench openings' 7 pits at 10 SPS, the same 30 games run alone,
+# back to back, on 7 December: at 150, 7.6 to 9.0 ms at the median and 10.6 to 14.3 ms at the
+# 90th percentile (three runs), at 200, 10.4 and 10.6 ms, 13.1 and 13.8 ms (two). The longest
+# search is no figure to hold it to: 16.5 to 23.8 ms at 150 and 17.7 and 18.6 ms at 200 in those
+# runs. This machine's speed changes from minute to minute by more than a quarter (beside
+# another process the same searches took a third longer, and searched again, a single run's
+# longest, 20 to 28 ms, took 2 to 11 ms). Not a bound: the budget is looked at after each branch
+# (a branch's feeds run over it by up to SEQUENCE_FEEDS, and while both hands sow by their tree,
+# OPENING_SEQUENCE_MAX deep: `_sequences`), and the search that ends an advance ranks its
+# branches beyond it. At 150, rather than 200, bench humans' 600 games flag and end exactly
+# alike (the same counts and flag delays), and bench openings end exact and unflagged in all
+# 600: what is left waits a frame, and at 10 SPS a frame is 100 ms: the lights' p99 there went
+# from 212 and 216 ms to 218 and 225 ms (the two halves; 80 SPS's, 17.1 ms, as it was, and the
+# medians within 0.1 ms). A search does 10 at the median and 92 at the 99th percentile (28,222
+# searches of 20 bench humans games and 8 expert openings at 10 SPS, measured earlier); what
+# does more is a knock, every cup moving at once, or both hands sowing into the same cups fast:
+# 4,837 units and 103 ms in one uncut search of bench openings (62 ms at most, cut between
+# motions), before the budget.
 SEARCH_WORK = 150
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
@@ -1230,7 +1233,7 @@ class Tracker:
         into the next cup, it rests on the cup while it takes it back (bench humans game 236,
         flagged a foreign seed there)."""
         place = self.place_of[motion.cell]
-        both = both_sowing(hyp.game)  # (then `_mistake_kind` charges a mistake to either hand)
+        both = both_sowing(hyp.game)  # (then `_mistake_kind` charges mistakes to the first)
         for step in hyp.game.expected():
             if step.at != place or step.kind is not StepKind.SOW:
                 continue

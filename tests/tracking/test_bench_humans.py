@@ -115,9 +115,7 @@ def test_every_mistake_of_a_still_adult_at_80_sps_is_flagged_in_time_and_ends_ex
 def test_the_mistakes_are_counted_by_rate_and_kind_with_those_flagged_in_time() -> None:
     def game(rate: int, kinds: list[str], in_time: list[bool]) -> humans.HumanGame:
         mistakes = [InjectedMistake(k, 1.0, Place(0, 1), 0, Place(0, 1)) for k in kinds]
-        return humans.HumanGame(
-            "", "adult", "kalah", rate, True, [], 0, mistakes, sum(in_time), in_time=in_time
-        )
+        return humans.HumanGame("", "adult", "kalah", rate, True, [], 0, mistakes, in_time)
 
     games = [
         game(80, ["seed_lost", "wrong_pit"], [False, True]),
@@ -156,7 +154,7 @@ def test_a_run_from_a_later_game_plays_the_games_of_a_run_from_the_first(
 
     def play(*config: object, seed: int, mistakes: bool) -> object:
         played.append((*config, seed, mistakes))
-        return humans.HumanGame(f"game {seed}", "child", "kalah", 80, True, [], 0, [], 0)
+        return humans.HumanGame(f"game {seed}", "child", "kalah", 80, True, [], 0, [], [])
 
     monkeypatch.setattr(humans, "play_game", play)
     monkeypatch.setattr(humans, "summary", lambda results, fast_only=True: {"n": len(results)})
