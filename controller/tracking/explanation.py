@@ -118,6 +118,12 @@ def newest_first(last: Taken | None) -> Iterator[Taken]:
         last = last.parent
 
 
+def hands_last(last: Taken | None, player: int) -> Taken | None:
+    """The hand's newest step from `last` back (the other hand's passed over: both sow at
+    once in the simultaneous opening, and a capture's seeds go to the capturer's store)."""
+    return next((n for n in newest_first(last) if n.step.player == player), None)
+
+
 def both_sowing(game: StepFollower) -> bool:
     """Do both hands sow now (a simultaneous opening)?"""
     return len(game.active_players()) > 1

@@ -107,8 +107,8 @@ from .explanation import (
     Hypothesis,
     Taken,
     both_sowing,
+    hands_last,
     leading,
-    newest_first,
 )
 from .faults import SensorWatch
 from .levels import CALIBRATION, LET_GO_RING, MIN_TOUCH_G, NO_STRIKE_COST, SIGMA0_SEEDS, Levels
@@ -222,25 +222,20 @@ SEQUENCE_FEEDS = 64
 # The work of one search (branches scored, and steps fed to follower copies to find them), past
 # which the rest waits for the next frame, in the middle of one motion's explanations too
 # (`Advance`). A unit costs 20 to 160 us of CPU: a branch's fits and ranks, a feed's copy, the
-# most where every cup moved at once (each branch then fits all of them) or both hands sow.
-# Searches that ran out of it, bench openings' 7 pits at 10 SPS, the same 30 games run alone,
-# back to back, on 7 December: at 150, 7.6 to 9.0 ms at the median and 10.6 to 14.3 ms at the
-# 90th percentile (three runs), at 200, 10.4 and 10.6 ms, 13.1 and 13.8 ms (two). The longest
-# search is no figure to hold it to: 16.5 to 23.8 ms at 150 and 17.7 and 18.6 ms at 200 in those
-# runs. This machine's speed changes from minute to minute by more than a quarter (beside
-# another process the same searches took a third longer, and searched again, a single run's
-# longest, 20 to 28 ms, took 2 to 11 ms). Not a bound: the budget is looked at after each branch
-# (a branch's feeds run over it by up to SEQUENCE_FEEDS, and while both hands sow by their tree,
-# OPENING_SEQUENCE_MAX deep: `_sequences`), and the search that ends an advance ranks its
-# branches beyond it. At 150, rather than 200, bench humans' 600 games flag and end exactly
-# alike (the same counts and flag delays), and bench openings end exact and unflagged in all
-# 600: what is left waits a frame, and at 10 SPS a frame is 100 ms: the lights' p99 there went
-# from 212 and 216 ms to 218 and 225 ms (the two halves; 80 SPS's, 17.1 ms, as it was, and the
-# medians within 0.1 ms). A search does 10 at the median and 92 at the 99th percentile (28,222
-# searches of 20 bench humans games and 8 expert openings at 10 SPS, measured earlier); what
-# does more is a knock, every cup moving at once, or both hands sowing into the same cups fast:
-# 4,837 units and 103 ms in one uncut search of bench openings (62 ms at most, cut between
-# motions), before the budget.
+# most where every cup moved at once (each branch then fits all of them) or both hands sow. Not
+# a bound: the budget is looked at after each branch (a branch's feeds run over it by up to
+# SEQUENCE_FEEDS, and while both hands sow by their tree, OPENING_SEQUENCE_MAX deep), and the
+# search that ends an advance ranks its branches beyond it. At 150 rather than 200 (7 December,
+# bench openings' 7 pits at 10 SPS, the same 30 games run alone, back to back) searches that ran
+# out took 7.6 to 9.0 ms at the median (three runs), against 10.4 and 10.6 ms (two); the
+# longest search no budget holds to a figure on this machine, whose speed changes from minute to
+# minute by more than a quarter: 16.5 to 23.8 ms at 150, 17.7 and 18.6 ms at 200. bench humans'
+# 600 games flag and end exactly alike at either; what is left waits a frame, at 10 SPS 100 ms:
+# the lights' p99 there went from 212 and 216 ms to 218 and 225 ms (80 SPS's as it was). A
+# search does 10 at the median and 92 at the 99th percentile (28,222 searches of 20 bench humans
+# games and 8 expert openings at 10 SPS, measured earlier); what does more is a knock, or both
+# hands sowing into the same cups fast: 4,837 units and 103 ms in one uncut search of bench
+# openings, before the budget.
 SEARCH_WORK = 150
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
@@ -991,7 +986,8 @@ class Tracker:
         seconds. A cup struck before the knock keeps its strike: a bounce, then a knock.)"""
         assert due.at is not None
         cell = self.cell_of[due.at]
-        since = next((n.motion for n in newest_first(hyp.last) if n.step.player == due.player), -1)
+        own = hands_last(hyp.last, due.player)
+        since = -1 if own is None else own.motion
         for motion in self.motions[since + 1 : index]:
             if motion.cell != cell or motion.peak_g < STRIKE_SEEDS * self.seed_g:
                 continue
@@ -1239,9 +1235,7 @@ class Tracker:
                 continue
             if not both and self._in_hand(hyp, step.player) <= 0:
                 continue  # (it has let go of all it holds)
-            node = hyp.last
-            while node is not None and node.step.player != step.player:
-                node = node.parent
+            node = hands_last(hyp.last, step.player)
             if node is None:
                 continue
             last = self.motions[node.motion]

@@ -17,7 +17,7 @@ import math
 
 from controller.rules import Place, StepKind
 
-from .explanation import Taken
+from .explanation import Taken, hands_last
 from .motions import Motion
 
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds ...
@@ -136,16 +136,6 @@ def off_beat(gap_s: float, usual_s: float, sample_s: float) -> float:
     return min(on_beat, OFF_BEAT_MAX_COST)
 
 
-def _own(node: Taken | None, player: int) -> Taken | None:
-    """The hand's newest step from `node` back (the other hand's skipped: both sow at once in
-    the simultaneous opening), within TEMPO_WALK steps."""
-    for _ in range(TEMPO_WALK):
-        if node is None or node.step.player == player:
-            return node
-        node = node.parent
-    return None
-
-
 def _shared(before: Taken | None, index: int, player: int) -> bool:
     """Was the hand's pickup, read from motion `index`, read from the same motion as its step
     `before` it (a relay's last seed: the cup did not settle between the seed and the lift)?"""
@@ -257,7 +247,7 @@ class HandTempo:
         """When the lap whose first seed is due came to be sown: a beat before its first seed
         (at `first_t` or after it), LIFT_S after the hand lifted its pit. None if the hand's
         last step is no pickup, or the lift had no motion of its own (`_lifted_t`)."""
-        pickup = _own(last, player)
+        pickup = hands_last(last, player)
         if pickup is None or pickup.step.kind is not StepKind.PICKUP:
             return None
         shared = _shared(pickup.parent, pickup.motion, player)
