@@ -322,6 +322,8 @@ class ComputerPlayer:
         key = turn_key(started, follower)
         if self.move is not None and not same_turn(self.move.key, key, follower):
             self._check_played(self.move, follower)
+            if self._asked == self.move.key:
+                self._asked = None  # (the referee may come back to that turn: ask again then)
             self.move = None
         if self.hint is not None and not same_turn(self.hint.key, key, follower):
             self.hint = None

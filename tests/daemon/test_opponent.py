@@ -22,10 +22,19 @@ from controller.bench.daemonproc import DaemonProcess
 from controller.daemon.config import ConfigError
 from controller.daemon.link import CommandError
 from controller.daemon.loop import BoardLoop
-from controller.daemon.opponent import LEVEL_NUMBERS
+from controller.daemon.notices import Notices
+from controller.daemon.opponent import (
+    LEVEL_NUMBERS,
+    Answer,
+    ComputerPlayer,
+    Opponent,
+    Request,
+    Thinker,
+    turn_key,
+)
 from controller.daemon.run import make_app
 from controller.engine import LEVELS
-from controller.rules import Game
+from controller.rules import Game, StepFollower
 from tests.daemon.conftest import Board, make_config
 from tests.daemon.test_web_link import wait_for
 
@@ -139,6 +148,49 @@ def test_the_computer_plays_first_in_congkak_and_every_move_is_legal(tmp_path: P
         assert record["moves"][0] in range(7)
     finally:
         board.stop()
+
+
+class ScriptedThinker(Thinker):
+    """The engine's process without a process: every request is answered with `pit` at the
+    next `answers()`, so a test says exactly where in the game the answer arrives."""
+
+    def __init__(self, pit: int) -> None:
+        super().__init__()
+        self.pit = pit
+        self.asked: list[Request] = []
+
+    def start(self) -> None:
+        pass
+
+    def ask(self, request: Request) -> None:
+        self.asked.append(request)
+
+    def answers(self) -> list[Answer]:
+        out = [Answer(request, self.pit) for request in self.asked]
+        self.asked = []
+        return out
+
+
+def test_the_computer_asks_again_for_a_turn_the_referee_comes_back_to() -> None:
+    """The referee may change its mind about the board (a hypothesis that explained the cups
+    better): the engine's answer for the turn it left arrives while it holds another view, and
+    is dropped; when the referee comes back to the first turn, the computer asks again. It
+    once remembered having asked and waited for ever (CI: no move in 120 s)."""
+    thinker = ScriptedThinker(pit=2)
+    computer = ComputerPlayer(thinker, Notices(lambda _text: None))
+    computer.new_game(Opponent(player=0, level=1))
+    turn = StepFollower.from_game(Game("kalah", {"pits": 6, "seeds": 3}))
+    other_view = Game("kalah", {"pits": 6, "seeds": 3})
+    other_view.play(0)
+    other_view.play(0)  # (player 1's pit 0: player 0 to move again, another board)
+    computer.tick(1.0, "game", turn, ready=True)
+    assert [request.key for request in thinker.asked] == [turn_key("game", turn)]
+    computer.tick(2.0, "game", StepFollower.from_game(other_view), ready=False)
+    assert computer.move is None  # (the answer came for a turn that is not the board's)
+    computer.tick(3.0, "game", turn, ready=True)
+    assert [request.key for request in thinker.asked] == [turn_key("game", turn)]
+    computer.tick(4.0, "game", turn, ready=True)
+    assert computer.move is not None and computer.move.pit == 2
 
 
 # -- choosing the opponent -------------------------------------------------------------------------
