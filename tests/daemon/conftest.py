@@ -42,11 +42,28 @@ class Board:
     def wait(self, done: Callable[[], bool], wall_s: float = 120.0) -> None:
         """Run the loop until `done()`, for at most `wall_s` seconds of real time: for what
         the engine's process answers (it thinks in real time, at the lowest priority, while
-        the loop here never sleeps and its time races ahead)."""
+        the loop here never sleeps and its time races ahead). While the engine thinks, the
+        loop sleeps a millisecond an iteration: the engine's process runs only on CPU time
+        nothing else wants (SCHED_IDLE), and a loop that never sleeps on a machine with one
+        CPU to spare (CI's) left it so little that a 0.2 s think took minutes (2.5 minutes
+        for two rounds on one CPU here, 18 s on two; CI failed at 120 s a move)."""
         end = time.monotonic() + wall_s
         while not done():
-            assert time.monotonic() < end, f"not within {wall_s} s of real time"
+            assert time.monotonic() < end, f"not within {wall_s} s of real time: {self.stuck()}"
             self.loop.iterate()
+            if self.loop.computer.thinker.thinking:
+                time.sleep(0.001)
+
+    def stuck(self) -> str:
+        """What the board is doing, for a wait that ran out (CI's log is all there is)."""
+        game = self.status()["game"]
+        referee = self.loop.referee
+        phase = None if referee is None else referee.phase()
+        flags = [] if referee is None else [f.kind for f in referee.flags if f.active]
+        return (
+            f"computer {game['computer']}, to move {game['position']['to_move']}, "
+            f"referee's phase {phase}, flags up {flags}, last messages {self.messages[-3:]}"
+        )
 
     def run(self, seconds: float) -> None:
         self.loop.run_until(lambda: False, seconds)
