@@ -73,9 +73,13 @@ class Board:
 
     def ready(self) -> None:
         """Until the board was weighed and the referee follows the game (after an undo: the
-        virtual hands walked the move back, 1.5 s a step)."""
+        virtual hands walked the move back, 1.5 s a step); and what the daemon wrote on its
+        way there is on the card, so that a test that fills the card next fails the writes of
+        its own moves, not the new game's journal (the writer's thread, slow on a busy
+        machine, once wrote that after the card was full: "rewrite failed")."""
         self.run_until(lambda: self.loop.referee is not None, 120.0)
         self.settle()
+        assert self.loop.writer.flush(), "the writer's thread wrote nothing for 10 s"
 
     def settle(self) -> None:
         """Until the hands are done and the referee is between moves; one more tick publishes."""
