@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from controller.leds.patterns import GuidanceState
@@ -203,6 +203,13 @@ class Thinker:
         running = self._running is not None and self._running[0].purpose == purpose
         return running or purpose in self._waiting
 
+    def asking(self, purpose: str, key: tuple[Any, ...]) -> bool:
+        """A request of `purpose` for turn `key` is thinking or waiting (not yet answered)."""
+        requests = [self._waiting.get(purpose)]
+        if self._running is not None:
+            requests.append(self._running[0])
+        return any(r is not None and r.purpose == purpose and r.key == key for r in requests)
+
     def answers(self) -> list[Answer]:
         """What the engine finished since the last call (and the next request started)."""
         out: list[Answer] = []
@@ -301,14 +308,12 @@ class ComputerPlayer:
     hint_until: float = -1.0
     hint_wanted: tuple[Any, ...] | None = None
     error: str | None = None
-    _asked: tuple[Any, ...] | None = field(default=None, repr=False)
 
     def new_game(self, opponent: Opponent | None) -> None:
         self.opponent = opponent
         self.move = None
         self.hint = None
         self.hint_wanted = None
-        self._asked = None
         if opponent is not None:
             self.thinker.start()
 
@@ -322,12 +327,14 @@ class ComputerPlayer:
         key = turn_key(started, follower)
         if self.move is not None and not same_turn(self.move.key, key, follower):
             self._check_played(self.move, follower)
-            if self._asked == self.move.key:
-                self._asked = None  # (the referee may come back to that turn: ask again then)
             self.move = None
         if self.hint is not None and not same_turn(self.hint.key, key, follower):
             self.hint = None
-        if ready and self.computer_to_move(follower) and self.move is None and self._asked != key:
+        # Whether to ask follows from the engine's queue alone: a second record of what was
+        # asked once hung the game, when the referee came back to a turn whose answer had
+        # arrived while it held another view of the board (and was dropped).
+        asking = self.thinker.asking("move", key)
+        if ready and self.computer_to_move(follower) and self.move is None and not asking:
             self._ask_move(key, follower)
 
     def _check_played(self, move: Chosen, follower: StepFollower) -> None:
@@ -351,7 +358,6 @@ class ComputerPlayer:
     def _ask_move(self, key: tuple[Any, ...], follower: StepFollower) -> None:
         opponent = self.opponent
         assert opponent is not None
-        self._asked = key
         self.thinker.ask(
             Request(
                 "move",
@@ -380,9 +386,7 @@ class ComputerPlayer:
         if answer.pit is None:
             self.error = answer.error
             self.notes.warning(f"the engine gave no {request.purpose}: {answer.error}")
-            if request.purpose == "move":
-                self._asked = None  # (asked again at the next tick)
-            return
+            return  # (a move is asked again at the next tick)
         self.error = None
         chosen = Chosen(request.key, answer.pit, now)
         if request.purpose == "move":
