@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -39,6 +39,10 @@ HINT_THINK_S = 1.0
 HINT_SHOW_S = 3.0  # the hint's pit blinks this long once the engine answered
 ENGINE_NICE = 19  # where SCHED_IDLE is not to be had: the lowest nice
 ORPHAN_CHECK_S = 1.0  # the engine's process looks this often whether the daemon is still there
+# An answer this long past its think budget: the engine's process gets no CPU time (it runs
+# only on what nothing else wants, `_below_everything`), and the board would wait silently.
+# Far above the first request's wait for the engine's import (a second or more on a Pi).
+ENGINE_LATE_S = 15.0
 OPPONENT_KEYS = ("player", "level", "think_s")
 # controller.engine's LEVELS (a test holds them equal): importing the engine here would load
 # numpy into the daemon's process, which never runs the engine (a few MB on a Pi).
@@ -122,6 +126,17 @@ class Request:
     retried: bool = False  # (asked again once after the engine's process died on it)
 
 
+@dataclass
+class Running:
+    """The request the engine's process works on, since when (the Thinker's clock), and
+    whether it was told late."""
+
+    request: Request
+    future: Future[int]
+    since: float
+    told_late: bool = False
+
+
 @dataclass(frozen=True)
 class Answer:
     request: Request
@@ -173,10 +188,11 @@ class Thinker:
     waits (an older one waiting for the same purpose is of a turn that is gone). `answers()`
     never waits: it returns what finished."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._pool: ProcessPoolExecutor | None = None
-        self._running: tuple[Request, Future[int]] | None = None
+        self._running: Running | None = None
         self._waiting: dict[str, Request] = {}
+        self._clock = clock  # (wall time: the think budget is; the loop's time may race)
 
     def start(self) -> None:
         """Start the process now (it imports the engine: a second or more on a Pi), so that
@@ -200,23 +216,23 @@ class Thinker:
         return self._running is not None
 
     def busy(self, purpose: str) -> bool:
-        running = self._running is not None and self._running[0].purpose == purpose
+        running = self._running is not None and self._running.request.purpose == purpose
         return running or purpose in self._waiting
 
     def asking(self, purpose: str, key: tuple[Any, ...]) -> bool:
         """A request of `purpose` for turn `key` is thinking or waiting (not yet answered)."""
         requests = [self._waiting.get(purpose)]
         if self._running is not None:
-            requests.append(self._running[0])
+            requests.append(self._running.request)
         return any(r is not None and r.purpose == purpose and r.key == key for r in requests)
 
     def answers(self) -> list[Answer]:
         """What the engine finished since the last call (and the next request started)."""
         out: list[Answer] = []
-        if self._running is not None and self._running[1].done():
-            request, future = self._running
+        running = self._running
+        if running is not None and running.future.done():
             self._running = None
-            answer = self._answer(request, future)
+            answer = self._answer(running.request, running.future)
             if answer is not None:
                 out.append(answer)
         self._submit()
@@ -246,10 +262,21 @@ class Thinker:
         self.start()
         assert self._pool is not None
         try:
-            self._running = (request, self._pool.submit(_think, request))
+            future = self._pool.submit(_think, request)
+            self._running = Running(request, future, self._clock())
         except BrokenProcessPool:
             self.close()
             self._waiting[purpose] = request
+
+    def overdue(self) -> Request | None:
+        """The request the engine works on, once, when it is ENGINE_LATE_S past its budget."""
+        running = self._running
+        if running is None or running.told_late:
+            return None
+        if self._clock() - running.since < running.request.budget_s + ENGINE_LATE_S:
+            return None
+        running.told_late = True
+        return running.request
 
     def pids(self) -> list[int]:
         """The engine's process ids (none before it started): for diagnostics and tests."""
@@ -322,6 +349,14 @@ class ComputerPlayer:
         moves with no flag up), ask for its move."""
         for answer in self.thinker.answers():
             self._take(answer, now)
+        late = self.thinker.overdue()
+        if late is not None:
+            self.notes.warning(
+                f"the engine has not answered the {late.purpose} in "
+                f"{late.budget_s + ENGINE_LATE_S:g} s (it may think {late.budget_s:g} s): it "
+                "runs only on CPU time nothing else on this computer wants, and something "
+                "takes it all (top shows what)"
+            )
         if follower is None:
             return
         key = turn_key(started, follower)

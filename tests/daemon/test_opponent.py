@@ -208,6 +208,31 @@ def test_the_computer_asks_once_a_turn_and_again_for_a_turn_the_referee_comes_ba
     assert thinker.asked == []
 
 
+def test_an_engine_that_gets_no_cpu_time_is_told_once() -> None:
+    """The engine's process runs only on CPU time nothing else wants: when something takes
+    it all, the engine never answers, and the board would wait in silence. 15 s past the
+    think budget (the Thinker's own clock, wall time) the page is told, once."""
+    clock = [0.0]
+    thinker = Thinker(clock=lambda: clock[0])
+    notes = Notices(lambda _text: None)
+    computer = ComputerPlayer(thinker, notes)
+    try:
+        computer.new_game(Opponent(player=0, level=5, think_s=30.0))
+        turn = StepFollower.from_game(Game("kalah", {"pits": 6, "seeds": 3}))
+        computer.tick(0.0, "game", turn, ready=True)
+        assert thinker.thinking
+        clock[0] = 44.9
+        computer.tick(1.0, "game", turn, ready=True)
+        assert notes.warnings == []
+        clock[0] = 45.1
+        computer.tick(2.0, "game", turn, ready=True)
+        computer.tick(3.0, "game", turn, ready=True)
+        (warning,) = notes.warnings
+        assert warning.text.startswith("the engine has not answered the move in 45 s (it may")
+    finally:
+        thinker.close()
+
+
 # -- choosing the opponent -------------------------------------------------------------------------
 
 
