@@ -829,7 +829,7 @@ class Tracker:
             # ever, as in `_mistakes`).
             kind, player = self._mistake_kind(game, place, seen - made)
             extra = Entry(motion.cell, seen - made, kind, player, index)
-            prior = cost + self._let_go_cost(hyp.game, player, seen, made)
+            prior = cost + self._let_go_cost(self._in_hand(hyp, player), seen, made)
             yield from self._scored(hyp, index, motion, game, steps, (*ledger, extra), prior, read)
         if last.kind is StepKind.PICKUP and self._level(motion) is not None:
             for left in self._first_handful(hyp, motion):
@@ -940,18 +940,18 @@ class Tracker:
             kind, player = self._mistake_kind(hyp.game, place, change)
             entry = Entry(motion.cell, change, kind, player, index)
             ledger = (*hyp.ledger, entry)
-            prior = self._let_go_cost(hyp.game, player, change, 0) if change > 0 else MISTAKE_COST
+            held = self._in_hand(hyp, player)
+            prior = self._let_go_cost(held, change, 0) if change > 0 else MISTAKE_COST
             if player is not None and change > 0:
                 prior += self.tempo.off_tempo(hyp.last, player, motion.onset_t, beats=1)
             yield from self._scored(hyp, index, motion, hyp.game, (), ledger, prior)
         yield from self._lost(hyp, index, motion, place)
 
     @staticmethod
-    def _let_go_cost(game: StepFollower, player: int | None, seeds: int, due: int) -> float:
+    def _let_go_cost(held: int, seeds: int, due: int) -> float:
         """The prior of `seeds` let go at once where `due` were: two slip together at times,
-        more hardly ever (that is a hand's weight), but for all the hand holds, dropped in one
-        place."""
-        held = game.hands[player].seeds if player is not None else 0
+        more hardly ever (that is a hand's weight), but for all the hand holds (`held`),
+        dropped in one place."""
         if seeds > 1 and seeds == held:
             return MISTAKE_COST
         return MISTAKE_COST + EXTRA_SEED_COST * max(0, seeds - due - 1)
@@ -1246,12 +1246,15 @@ class Tracker:
         return False
 
     @staticmethod
-    def _in_hand(hyp: Hypothesis, player: int) -> int:
+    def _in_hand(hyp: Hypothesis, player: int | None) -> int:
         """The seeds the hand holds to sow: the game's, less the ledger's mistaken seeds charged
         to that player (let go where they were not due, or left in a pit it sowed on from),
         which the game still has in the hand. (Roughly, as is enough to tell a hand that let
         go of its last seed: a mistake left open from an earlier move counts against it, and
-        seeds lifted where they may not be, which `belief` puts in the hand, are left out.)"""
+        seeds lifted where they may not be, which `belief` puts in the hand, are left out.)
+        No hand (a seed nobody's): none."""
+        if player is None:
+            return 0
         let_go = sum(
             e.seeds for e in hyp.ledger if e.player == player and e.mistake and e.seeds > 0
         )
