@@ -15,13 +15,15 @@ page's) asks the engine for the best move of whoever is to move.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +45,7 @@ ORPHAN_CHECK_S = 1.0  # the engine's process looks this often whether the daemon
 # only on what nothing else wants, `_below_everything`), and the board would wait silently.
 # Far above the first request's wait for the engine's import (a second or more on a Pi).
 ENGINE_LATE_S = 15.0
+ENGINE_RETRY_S = 5.0  # after the engine gave no move (an error), the computer asks again after this
 OPPONENT_KEYS = ("player", "level", "think_s")
 # controller.engine's LEVELS (a test holds them equal): importing the engine here would load
 # numpy into the daemon's process, which never runs the engine (a few MB on a Pi).
@@ -171,6 +174,17 @@ def _exit_with(daemon_pid: int) -> None:
     os._exit(0)
 
 
+def _engine_pool() -> Executor:
+    """The engine's process: one, spawned (not forked from a daemon with threads), below the
+    loop and gone with the daemon (`_engine_process_start`)."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_engine_process_start,
+        initargs=(os.getpid(),),
+    )
+
+
 def _warm_up() -> None:
     """(In the engine's process.) Import the engine before the first request needs it."""
     import controller.engine  # noqa: F401
@@ -188,26 +202,35 @@ class Thinker:
     waits (an older one waiting for the same purpose is of a turn that is gone). `answers()`
     never waits: it returns what finished."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        pool: Callable[[], Executor] = _engine_pool,
+    ) -> None:
+        self._pool: Executor | None = None
         self._running: Running | None = None
         self._waiting: dict[str, Request] = {}
-        self._clock = clock  # (wall time: the think budget is; the loop's time may race)
+        # (Elapsed real time, as the think budget is; not the loop's, which races in tests.)
+        self._clock = clock
+        self._new_pool = pool
 
     def start(self) -> None:
         """Start the process now (it imports the engine: a second or more on a Pi), so that
         the first move does not wait for it."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_engine_process_start,
-                initargs=(os.getpid(),),
-            )
+            self._pool = self._new_pool()
             self._pool.submit(_warm_up)
 
     def ask(self, request: Request) -> None:
-        self._waiting[request.purpose] = request
+        """Think about `request` next, unless its turn is thought about already. A request of
+        its purpose for another turn that waits is of a turn that is gone: dropped."""
+        running = self._running
+        if running is not None and same_request(running.request, request):
+            self._waiting.pop(request.purpose, None)
+            return
+        waiting = self._waiting.get(request.purpose)
+        if waiting is None or not same_request(waiting, request):
+            self._waiting[request.purpose] = request
         self._submit()
 
     @property
@@ -218,13 +241,6 @@ class Thinker:
     def busy(self, purpose: str) -> bool:
         running = self._running is not None and self._running.request.purpose == purpose
         return running or purpose in self._waiting
-
-    def asking(self, purpose: str, key: tuple[Any, ...]) -> bool:
-        """A request of `purpose` for turn `key` is thinking or waiting (not yet answered)."""
-        requests = [self._waiting.get(purpose)]
-        if self._running is not None:
-            requests.append(self._running.request)
-        return any(r is not None and r.purpose == purpose and r.key == key for r in requests)
 
     def answers(self) -> list[Answer]:
         """What the engine finished since the last call (and the next request started)."""
@@ -284,10 +300,20 @@ class Thinker:
         return sorted(processes)
 
     def close(self) -> None:
-        """Stop the process without waiting for a think to finish."""
+        """Stop the process without waiting for a think to finish: it is killed (a pool shut
+        down without waiting still holds the interpreter's exit until its think ends, up to
+        MAX_THINK_S: the daemon's stop, and each test that left a think running)."""
+        for pid in self.pids():
+            with contextlib.suppress(OSError):  # (gone already: its process died)
+                os.kill(pid, signal.SIGKILL)
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        self._running = None
+
+
+def same_request(a: Request, b: Request) -> bool:
+    return a.purpose == b.purpose and a.key == b.key
 
 
 # -- the computer player --------------------------------------------------------------------------
@@ -335,12 +361,14 @@ class ComputerPlayer:
     hint_until: float = -1.0
     hint_wanted: tuple[Any, ...] | None = None
     error: str | None = None
+    retry_at: float = -1.0  # (loop time: no move asked before, after the engine gave none)
 
     def new_game(self, opponent: Opponent | None) -> None:
         self.opponent = opponent
         self.move = None
         self.hint = None
         self.hint_wanted = None
+        self.retry_at = -1.0
         if opponent is not None:
             self.thinker.start()
 
@@ -353,7 +381,7 @@ class ComputerPlayer:
         if late is not None:
             self.notes.warning(
                 f"the engine has not answered the {late.purpose} in "
-                f"{late.budget_s + ENGINE_LATE_S:g} s (it may think {late.budget_s:g} s): it "
+                f"{late.budget_s + ENGINE_LATE_S:g} s (its budget is {late.budget_s:g} s): it "
                 "runs only on CPU time nothing else on this computer wants, and something "
                 "takes it all (top shows what)"
             )
@@ -365,11 +393,12 @@ class ComputerPlayer:
             self.move = None
         if self.hint is not None and not same_turn(self.hint.key, key, follower):
             self.hint = None
-        # Whether to ask follows from the engine's queue alone: a second record of what was
-        # asked once hung the game, when the referee came back to a turn whose answer had
-        # arrived while it held another view of the board (and was dropped).
-        asking = self.thinker.asking("move", key)
-        if ready and self.computer_to_move(follower) and self.move is None and not asking:
+        # Asked at every tick until there is a move: the engine's queue knows what it thinks
+        # about (`Thinker.ask`). A record of what was asked, kept here, once hung the game:
+        # the referee came back to a turn whose answer had arrived while it held another view
+        # of the board (and was dropped), and the record said it was asked.
+        wanted = ready and self.computer_to_move(follower) and self.move is None
+        if wanted and now >= self.retry_at:
             self._ask_move(key, follower)
 
     def _check_played(self, move: Chosen, follower: StepFollower) -> None:
@@ -421,11 +450,14 @@ class ComputerPlayer:
         if answer.pit is None:
             self.error = answer.error
             self.notes.warning(f"the engine gave no {request.purpose}: {answer.error}")
-            return  # (a move is asked again at the next tick)
+            if request.purpose == "move":
+                self.retry_at = now + ENGINE_RETRY_S  # (not at every tick: a new process each)
+            return
         self.error = None
         chosen = Chosen(request.key, answer.pit, now)
         if request.purpose == "move":
-            self.move = chosen
+            if self.move is None or self.move.key == request.key:  # (not one of a gone turn)
+                self.move = chosen
         elif request.key == self.hint_wanted:
             self.hint = chosen
             self.hint_until = now + HINT_SHOW_S

@@ -42,11 +42,10 @@ class Board:
     def wait(self, done: Callable[[], bool], wall_s: float = 120.0) -> None:
         """Run the loop until `done()`, for at most `wall_s` seconds of real time: for what
         the engine's process answers (it thinks in real time, at the lowest priority, while
-        the loop here never sleeps and its time races ahead). While the engine thinks, the
-        loop sleeps a millisecond an iteration: the engine's process runs only on CPU time
-        nothing else wants (SCHED_IDLE), and a loop that never sleeps on a machine with one
-        CPU to spare (CI's) left it so little that a 0.2 s think took minutes (2.5 minutes
-        for two rounds on one CPU here, 18 s on two; CI failed at 120 s a move)."""
+        the loop's time here races ahead). While the engine thinks, the loop sleeps a
+        millisecond an iteration: the engine's process runs only on CPU time nothing else
+        wants (SCHED_IDLE), and a loop that never slept left it so little on one CPU that the
+        two-round match took 153 s (18 s on two CPUs, 16.5 s on one with the sleep)."""
         end = time.monotonic() + wall_s
         while not done():
             assert time.monotonic() < end, f"not within {wall_s} s of real time: {self.stuck()}"

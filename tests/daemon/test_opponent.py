@@ -11,7 +11,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,8 @@ from controller.daemon.link import CommandError
 from controller.daemon.loop import BoardLoop
 from controller.daemon.notices import Notices
 from controller.daemon.opponent import (
+    ENGINE_RETRY_S,
     LEVEL_NUMBERS,
-    Answer,
     ComputerPlayer,
     Opponent,
     Request,
@@ -150,62 +151,103 @@ def test_the_computer_plays_first_in_congkak_and_every_move_is_legal(tmp_path: P
         board.stop()
 
 
-class ScriptedThinker(Thinker):
-    """The engine's process without a process: the requests asked so far are answered with
-    `pit` at the first `answers()` after `reply()`, so a test says where the answer arrives."""
+class FakePool(Executor):
+    """The engine's process without a process: a request's future waits until the test
+    answers it, so a test says where in the game each answer arrives."""
 
-    def __init__(self, pit: int) -> None:
-        super().__init__()
-        self.pit = pit
-        self.asked: list[Request] = []
-        self.replying = False
+    def __init__(self) -> None:
+        self.requests: list[Request] = []  # (every request submitted, in order)
+        self.futures: list[Future[Any]] = []
 
-    def start(self) -> None:
-        pass
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        if args and isinstance(args[0], Request):
+            self.requests.append(args[0])
+            self.futures.append(future)
+        else:
+            future.set_result(None)  # (the warm-up)
+        return future
 
-    def ask(self, request: Request) -> None:
-        self.asked.append(request)
-
-    def reply(self) -> None:
-        self.replying = True
-
-    def answers(self) -> list[Answer]:
-        if not self.replying:
-            return []
-        out = [Answer(request, self.pit) for request in self.asked]
-        self.asked, self.replying = [], False
-        return out
-
-    def asking(self, purpose: str, key: tuple[Any, ...]) -> bool:
-        return any(r.purpose == purpose and r.key == key for r in self.asked)
+    def answer(self, pit: int | None = None, error: Exception | None = None) -> None:
+        """The request thinking now finishes: with `pit`, or raising `error`."""
+        future = self.futures[-1]
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(pit)
 
 
-def test_the_computer_asks_once_a_turn_and_again_for_a_turn_the_referee_comes_back_to() -> None:
+def kalah_turns() -> tuple[StepFollower, StepFollower]:
+    """Two turns of player 0 in kalah 6 x 3: the start, and after a move each."""
+    other = Game("kalah", {"pits": 6, "seeds": 3})
+    other.play(0)
+    other.play(0)  # (player 1's pit 0: player 0 to move again, another board)
+    return StepFollower.from_game(Game("kalah", {"pits": 6, "seeds": 3})), StepFollower.from_game(
+        other
+    )
+
+
+def computer_with(pool: FakePool, clock: Callable[[], float] = time.monotonic) -> ComputerPlayer:
+    computer = ComputerPlayer(Thinker(clock=clock, pool=lambda: pool), Notices(lambda _text: None))
+    computer.new_game(Opponent(player=0, level=5, think_s=30.0))
+    return computer
+
+
+def test_the_computer_asks_again_for_a_turn_the_referee_comes_back_to() -> None:
     """The computer asks once while the engine thinks. The referee may change its mind about
     the board (a hypothesis that explained the cups better): the engine's answer for the turn
     it left arrives while it holds another view, and is dropped; when the referee comes back
     to the first turn, the computer asks again. It once remembered having asked and waited
     for ever (CI: no move in 120 s)."""
-    thinker = ScriptedThinker(pit=2)
-    computer = ComputerPlayer(thinker, Notices(lambda _text: None))
-    computer.new_game(Opponent(player=0, level=1))
-    turn = StepFollower.from_game(Game("kalah", {"pits": 6, "seeds": 3}))
-    other_view = Game("kalah", {"pits": 6, "seeds": 3})
-    other_view.play(0)
-    other_view.play(0)  # (player 1's pit 0: player 0 to move again, another board)
-    asked_for_the_turn = [turn_key("game", turn)]
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn, other_view = kalah_turns()
     computer.tick(1.0, "game", turn, ready=True)
     computer.tick(1.1, "game", turn, ready=True)
-    assert [request.key for request in thinker.asked] == asked_for_the_turn
-    thinker.reply()
-    computer.tick(2.0, "game", StepFollower.from_game(other_view), ready=False)
+    assert [r.key for r in pool.requests] == [turn_key("game", turn)]
+    pool.answer(2)
+    computer.tick(2.0, "game", other_view, ready=False)
     assert computer.move is None  # (the answer came for a turn that is not the board's)
     computer.tick(3.0, "game", turn, ready=True)
-    assert [request.key for request in thinker.asked] == asked_for_the_turn
-    thinker.reply()
+    assert [r.key for r in pool.requests] == [turn_key("game", turn)] * 2
+    pool.answer(2)
     computer.tick(4.0, "game", turn, ready=True)
     assert computer.move is not None and computer.move.pit == 2
-    assert thinker.asked == []
+
+
+def test_a_request_for_a_turn_that_is_gone_is_not_thought_about() -> None:
+    """The referee's view goes to another turn and comes back while the engine thinks: the
+    request asked for the other turn, waiting, is dropped; the first turn's answer is the
+    move, and the engine is not asked again (a review found the other turn thought about
+    after, its answer taking the lit pit's place)."""
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn, other_view = kalah_turns()
+    computer.tick(1.0, "game", turn, ready=True)
+    computer.tick(1.1, "game", other_view, ready=True)
+    computer.tick(1.2, "game", turn, ready=True)
+    pool.answer(4)
+    for now in (2.0, 2.1, 2.2):
+        computer.tick(now, "game", turn, ready=True)
+    assert [r.key for r in pool.requests] == [turn_key("game", turn)]
+    assert computer.move is not None and computer.move.pit == 4
+    assert not computer.thinker.busy("move")
+
+
+def test_after_the_engine_gave_no_move_it_is_asked_again_after_a_while() -> None:
+    """An engine's error is told, and the move asked for again ENGINE_RETRY_S later, not at
+    every tick (each ask of an engine whose process keeps dying starts a new process)."""
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn, _ = kalah_turns()
+    computer.tick(1.0, "game", turn, ready=True)
+    pool.answer(error=RuntimeError("out of memory"))
+    computer.tick(2.0, "game", turn, ready=True)
+    assert computer.error == "RuntimeError: out of memory"
+    computer.tick(2.0 + ENGINE_RETRY_S - 0.1, "game", turn, ready=True)
+    assert len(pool.requests) == 1
+    computer.tick(2.0 + ENGINE_RETRY_S, "game", turn, ready=True)
+    assert len(pool.requests) == 2
 
 
 def test_an_engine_that_gets_no_cpu_time_is_told_once() -> None:
@@ -213,24 +255,18 @@ def test_an_engine_that_gets_no_cpu_time_is_told_once() -> None:
     it all, the engine never answers, and the board would wait in silence. 15 s past the
     think budget (the Thinker's own clock, wall time) the page is told, once."""
     clock = [0.0]
-    thinker = Thinker(clock=lambda: clock[0])
-    notes = Notices(lambda _text: None)
-    computer = ComputerPlayer(thinker, notes)
-    try:
-        computer.new_game(Opponent(player=0, level=5, think_s=30.0))
-        turn = StepFollower.from_game(Game("kalah", {"pits": 6, "seeds": 3}))
-        computer.tick(0.0, "game", turn, ready=True)
-        assert thinker.thinking
-        clock[0] = 44.9
-        computer.tick(1.0, "game", turn, ready=True)
-        assert notes.warnings == []
-        clock[0] = 45.1
-        computer.tick(2.0, "game", turn, ready=True)
-        computer.tick(3.0, "game", turn, ready=True)
-        (warning,) = notes.warnings
-        assert warning.text.startswith("the engine has not answered the move in 45 s (it may")
-    finally:
-        thinker.close()
+    computer = computer_with(FakePool(), clock=lambda: clock[0])
+    turn, _ = kalah_turns()
+    computer.tick(0.0, "game", turn, ready=True)
+    assert computer.thinker.thinking
+    clock[0] = 44.9
+    computer.tick(1.0, "game", turn, ready=True)
+    assert computer.notes.warnings == []
+    clock[0] = 45.1
+    computer.tick(2.0, "game", turn, ready=True)
+    computer.tick(3.0, "game", turn, ready=True)
+    (warning,) = computer.notes.warnings
+    assert warning.text.startswith("the engine has not answered the move in 45 s (its budget")
 
 
 # -- choosing the opponent -------------------------------------------------------------------------
