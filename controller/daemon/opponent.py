@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import multiprocessing
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -45,7 +44,7 @@ ORPHAN_CHECK_S = 1.0  # the engine's process looks this often whether the daemon
 # only on what nothing else wants, `_below_everything`), and the board would wait silently.
 # Far above the first request's wait for the engine's import (a second or more on a Pi).
 ENGINE_LATE_S = 15.0
-ENGINE_RETRY_S = 5.0  # after the engine gave no move (an error), the computer asks again after this
+ENGINE_RETRY_S = 5.0  # the engine gave no move for a turn (an error): asked again after this
 OPPONENT_KEYS = ("player", "level", "think_s")
 # controller.engine's LEVELS (a test holds them equal): importing the engine here would load
 # numpy into the daemon's process, which never runs the engine (a few MB on a Pi).
@@ -294,20 +293,30 @@ class Thinker:
         running.told_late = True
         return running.request
 
+    def forget(self, purpose: str) -> None:
+        """A waiting request of `purpose` is of a turn that is gone (the running one ends)."""
+        self._waiting.pop(purpose, None)
+
     def pids(self) -> list[int]:
         """The engine's process ids (none before it started): for diagnostics and tests."""
-        processes = getattr(self._pool, "_processes", None) or {}
-        return sorted(processes)
+        return sorted(self._processes())
+
+    def _processes(self) -> dict[int, Any]:
+        return getattr(self._pool, "_processes", None) or {}
 
     def close(self) -> None:
         """Stop the process without waiting for a think to finish: it is killed (a pool shut
         down without waiting still holds the interpreter's exit until its think ends, up to
-        MAX_THINK_S: the daemon's stop, and each test that left a think running)."""
-        for pid in self.pids():
-            with contextlib.suppress(OSError):  # (gone already: its process died)
-                os.kill(pid, signal.SIGKILL)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        MAX_THINK_S: the daemon's stop, and each test that left a think running). Not when
+        the pool broke: it reaped its process, whose pid may be another's by now; and through
+        the process, which signals only one it has not reaped."""
+        pool = self._pool
+        if pool is not None:
+            if not getattr(pool, "_broken", False):
+                for process in list(self._processes().values()):
+                    with contextlib.suppress(OSError, ValueError):  # (gone, or closed)
+                        process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         self._running = None
 
@@ -361,33 +370,27 @@ class ComputerPlayer:
     hint_until: float = -1.0
     hint_wanted: tuple[Any, ...] | None = None
     error: str | None = None
-    retry_at: float = -1.0  # (loop time: no move asked before, after the engine gave none)
+    # The turn the engine gave no move for, and the loop time it is asked about again.
+    retry: tuple[tuple[Any, ...], float] | None = None
 
     def new_game(self, opponent: Opponent | None) -> None:
         self.opponent = opponent
         self.move = None
         self.hint = None
         self.hint_wanted = None
-        self.retry_at = -1.0
+        self.retry = None
         if opponent is not None:
             self.thinker.start()
 
     def tick(self, now: float, started: str, follower: StepFollower | None, ready: bool) -> None:
         """Take the engine's answers; on the computer's turn (`ready`: the board is between
         moves with no flag up), ask for its move."""
+        key = None if follower is None else turn_key(started, follower)
         for answer in self.thinker.answers():
-            self._take(answer, now)
-        late = self.thinker.overdue()
-        if late is not None:
-            self.notes.warning(
-                f"the engine has not answered the {late.purpose} in "
-                f"{late.budget_s + ENGINE_LATE_S:g} s (its budget is {late.budget_s:g} s): it "
-                "runs only on CPU time nothing else on this computer wants, and something "
-                "takes it all (top shows what)"
-            )
-        if follower is None:
+            self._take(answer, now, key)
+        self._tell_late()
+        if follower is None or key is None:
             return
-        key = turn_key(started, follower)
         if self.move is not None and not same_turn(self.move.key, key, follower):
             self._check_played(self.move, follower)
             self.move = None
@@ -398,8 +401,20 @@ class ComputerPlayer:
         # the referee came back to a turn whose answer had arrived while it held another view
         # of the board (and was dropped), and the record said it was asked.
         wanted = ready and self.computer_to_move(follower) and self.move is None
-        if wanted and now >= self.retry_at:
+        if not wanted:
+            self.thinker.forget("move")  # (of a turn that is gone; a hint would wait behind it)
+        elif self.retry is None or self.retry[0] != key or now >= self.retry[1]:
             self._ask_move(key, follower)
+
+    def _tell_late(self) -> None:
+        late = self.thinker.overdue()
+        if late is not None:
+            self.notes.warning(
+                f"the engine has not answered the {late.purpose} in "
+                f"{late.budget_s + ENGINE_LATE_S:g} s (its budget is {late.budget_s:g} s): it "
+                "runs only on CPU time nothing else on this computer wants, and something "
+                "takes it all (top shows what)"
+            )
 
     def _check_played(self, move: Chosen, follower: StepFollower) -> None:
         """The move made on the computer's turn is the referee's, whichever pit the hand took:
@@ -445,18 +460,20 @@ class ComputerPlayer:
         self.thinker.ask(Request("hint", key, follower.position(), follower.rules, 5, HINT_THINK_S))
         return True
 
-    def _take(self, answer: Answer, now: float) -> None:
+    def _take(self, answer: Answer, now: float, key: tuple[Any, ...] | None) -> None:
+        """An answer of the engine's; a move only for the turn the board is at (`key`): one
+        for a turn that is gone was never lit, and is no choice of the computer's."""
         request = answer.request
         if answer.pit is None:
             self.error = answer.error
             self.notes.warning(f"the engine gave no {request.purpose}: {answer.error}")
-            if request.purpose == "move":
-                self.retry_at = now + ENGINE_RETRY_S  # (not at every tick: a new process each)
+            if request.purpose == "move":  # (not at every tick: each ask may start a process)
+                self.retry = (request.key, now + ENGINE_RETRY_S)
             return
         self.error = None
         chosen = Chosen(request.key, answer.pit, now)
         if request.purpose == "move":
-            if self.move is None or self.move.key == request.key:  # (not one of a gone turn)
+            if request.key == key:
                 self.move = chosen
         elif request.key == self.hint_wanted:
             self.hint = chosen

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from controller.daemon.opponent import (
 )
 from controller.daemon.run import make_app
 from controller.engine import LEVELS
-from controller.rules import Game, StepFollower
+from controller.rules import Game, Rules, StepFollower
 from tests.daemon.conftest import Board, make_config
 from tests.daemon.test_web_link import wait_for
 
@@ -234,6 +235,23 @@ def test_a_request_for_a_turn_that_is_gone_is_not_thought_about() -> None:
     assert not computer.thinker.busy("move")
 
 
+def test_a_waiting_request_is_dropped_when_the_computer_is_not_to_move() -> None:
+    """The engine thinks about turn K, turn K' waits; then it is a person's turn: K' is not
+    thought about after K (a hint the person asks for would wait behind it)."""
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn, other_view = kalah_turns()
+    computer.tick(1.0, "game", turn, ready=True)
+    computer.tick(1.1, "game", other_view, ready=True)
+    persons_turn = turn.copy()
+    persons_turn.complete_move(0)
+    computer.tick(1.2, "game", persons_turn, ready=True)
+    pool.answer(4)
+    computer.tick(2.0, "game", persons_turn, ready=True)
+    assert [r.key for r in pool.requests] == [turn_key("game", turn)]
+    assert not computer.thinker.busy("move")
+
+
 def test_after_the_engine_gave_no_move_it_is_asked_again_after_a_while() -> None:
     """An engine's error is told, and the move asked for again ENGINE_RETRY_S later, not at
     every tick (each ask of an engine whose process keeps dying starts a new process)."""
@@ -244,10 +262,76 @@ def test_after_the_engine_gave_no_move_it_is_asked_again_after_a_while() -> None
     pool.answer(error=RuntimeError("out of memory"))
     computer.tick(2.0, "game", turn, ready=True)
     assert computer.error == "RuntimeError: out of memory"
+    (warning,) = computer.notes.warnings
+    assert warning.text == "the engine gave no move: RuntimeError: out of memory"
     computer.tick(2.0 + ENGINE_RETRY_S - 0.1, "game", turn, ready=True)
     assert len(pool.requests) == 1
     computer.tick(2.0 + ENGINE_RETRY_S, "game", turn, ready=True)
     assert len(pool.requests) == 2
+
+
+def test_an_answer_for_a_turn_that_is_gone_is_no_move() -> None:
+    """The engine answers after the computer's turn was played by hand (its pit never lit):
+    the answer is dropped, and nobody is told the computer chose another pit."""
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn = StepFollower.new(Rules.for_variant("kalah", {"pits": 6, "seeds": 3}))
+    computer.tick(1.0, "game", turn, ready=True)
+    played = turn.copy()
+    played.complete_move(0)  # (3 seeds to pits 1 to 3: player 1 to move)
+    pool.answer(4)
+    computer.tick(2.0, "game", played, ready=True)
+    assert computer.move is None
+    assert computer.notes.records() == []
+
+
+def test_an_engine_process_that_dies_is_asked_again_once_in_a_new_one() -> None:
+    """The engine's process dies on a request: it is asked again, once, in a new process;
+    when that dies too, the page is told, and the turn asked about again ENGINE_RETRY_S
+    later."""
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn, _ = kalah_turns()
+    computer.tick(1.0, "game", turn, ready=True)
+    pool.answer(error=BrokenProcessPool("died"))
+    computer.tick(2.0, "game", turn, ready=True)
+    assert [r.retried for r in pool.requests] == [False, True]
+    assert computer.notes.records() == []
+    pool.answer(error=BrokenProcessPool("died again"))
+    computer.tick(3.0, "game", turn, ready=True)
+    (warning,) = computer.notes.warnings
+    assert "the engine's process stopped twice on this" in warning.text
+    computer.tick(3.0 + ENGINE_RETRY_S - 0.1, "game", turn, ready=True)
+    assert len(pool.requests) == 2
+    computer.tick(3.0 + ENGINE_RETRY_S, "game", turn, ready=True)
+    assert len(pool.requests) == 3
+
+
+def process_running(pid: int) -> bool:
+    """The process is there and not a zombie (killed, not yet reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_closing_the_thinker_kills_a_think_in_progress() -> None:
+    """close() does not wait for a think to end (30 s here): the daemon's stop would."""
+    thinker = Thinker()
+    turn, _ = kalah_turns()
+    thinker.ask(Request("move", turn_key("game", turn), turn.position(), turn.rules, 5, 30.0))
+    end = time.monotonic() + 30
+    while not thinker.pids():
+        assert time.monotonic() < end, "the engine's process did not start"
+        time.sleep(0.01)
+    (pid,) = thinker.pids()
+    thinker.close()
+    end = time.monotonic() + 10  # (the think would end at 30 s)
+    while process_running(pid):
+        assert time.monotonic() < end, "the engine's process was not killed"
+        time.sleep(0.01)
+    assert not thinker.thinking
 
 
 def test_an_engine_that_gets_no_cpu_time_is_told_once() -> None:
