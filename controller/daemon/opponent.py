@@ -374,11 +374,18 @@ class ComputerPlayer:
     retry: tuple[tuple[Any, ...], float] | None = None
 
     def new_game(self, opponent: Opponent | None) -> None:
+        """A new game: what the engine thinks about is of the old one, and is stopped (a think
+        of up to MAX_THINK_S would hold the new game's first move; a new process costs its
+        import, a second or more on a Pi)."""
         self.opponent = opponent
         self.move = None
         self.hint = None
         self.hint_wanted = None
         self.retry = None
+        self.thinker.forget("move")
+        self.thinker.forget("hint")
+        if self.thinker.thinking:
+            self.thinker.close()
         if opponent is not None:
             self.thinker.start()
 

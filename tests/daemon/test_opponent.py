@@ -334,6 +334,24 @@ def test_closing_the_thinker_kills_a_think_in_progress() -> None:
     assert not thinker.thinking
 
 
+def test_a_new_game_does_not_wait_for_the_old_games_think() -> None:
+    """A think of the old game's (30 s here) is stopped by a new game, whose first move is
+    asked for at once, in a new process."""
+    pools = [FakePool(), FakePool()]
+    made = iter(pools)
+    computer = ComputerPlayer(Thinker(pool=lambda: next(made)), Notices(lambda _text: None))
+    computer.new_game(Opponent(player=0, level=5, think_s=30.0))
+    turn, _ = kalah_turns()
+    computer.tick(1.0, "old game", turn, ready=True)
+    computer.new_game(Opponent(player=0, level=5, think_s=30.0))
+    computer.tick(2.0, "new game", turn, ready=True)
+    assert [r.key[0] for r in pools[1].requests] == ["new game"]
+    pools[0].answer(3)  # (the old process's answer comes to nothing)
+    pools[1].answer(2)
+    computer.tick(3.0, "new game", turn, ready=True)
+    assert computer.move is not None and computer.move.pit == 2
+
+
 def test_an_engine_that_gets_no_cpu_time_is_told_once() -> None:
     """The engine's process runs only on CPU time nothing else wants: when something takes
     it all, the engine never answers, and the board would wait in silence. 15 s past the
