@@ -228,6 +228,8 @@ class Thinker:
             self._waiting.pop(request.purpose, None)
             return
         waiting = self._waiting.get(request.purpose)
+        # (The same turn's waiting request is kept: it may be the one asked again once after
+        # its process died, `retried`, whose second death is told instead of asked again.)
         if waiting is None or not same_request(waiting, request):
             self._waiting[request.purpose] = request
         self._submit()

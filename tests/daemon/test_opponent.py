@@ -36,7 +36,7 @@ from controller.daemon.opponent import (
 )
 from controller.daemon.run import make_app
 from controller.engine import LEVELS
-from controller.rules import Game, Rules, StepFollower
+from controller.rules import Game, StepFollower
 from tests.daemon.conftest import Board, make_config
 from tests.daemon.test_web_link import wait_for
 
@@ -194,16 +194,23 @@ def computer_with(pool: FakePool, clock: Callable[[], float] = time.monotonic) -
     return computer
 
 
+def asked_for_a_move() -> tuple[FakePool, ComputerPlayer, StepFollower, StepFollower]:
+    """The computer (player 0) asked for its move at kalah's start, at loop time 1.0: its
+    pool, itself, that turn, and another turn of player 0's (`kalah_turns`)."""
+    pool = FakePool()
+    computer = computer_with(pool)
+    turn, other_view = kalah_turns()
+    computer.tick(1.0, "game", turn, ready=True)
+    return pool, computer, turn, other_view
+
+
 def test_the_computer_asks_again_for_a_turn_the_referee_comes_back_to() -> None:
     """The computer asks once while the engine thinks. The referee may change its mind about
     the board (a hypothesis that explained the cups better): the engine's answer for the turn
     it left arrives while it holds another view, and is dropped; when the referee comes back
     to the first turn, the computer asks again. It once remembered having asked and waited
     for ever (CI: no move in 120 s)."""
-    pool = FakePool()
-    computer = computer_with(pool)
-    turn, other_view = kalah_turns()
-    computer.tick(1.0, "game", turn, ready=True)
+    pool, computer, turn, other_view = asked_for_a_move()
     computer.tick(1.1, "game", turn, ready=True)
     assert [r.key for r in pool.requests] == [turn_key("game", turn)]
     pool.answer(2)
@@ -221,10 +228,7 @@ def test_a_request_for_a_turn_that_is_gone_is_not_thought_about() -> None:
     request asked for the other turn, waiting, is dropped; the first turn's answer is the
     move, and the engine is not asked again (a review found the other turn thought about
     after, its answer taking the lit pit's place)."""
-    pool = FakePool()
-    computer = computer_with(pool)
-    turn, other_view = kalah_turns()
-    computer.tick(1.0, "game", turn, ready=True)
+    pool, computer, turn, other_view = asked_for_a_move()
     computer.tick(1.1, "game", other_view, ready=True)
     computer.tick(1.2, "game", turn, ready=True)
     pool.answer(4)
@@ -238,10 +242,7 @@ def test_a_request_for_a_turn_that_is_gone_is_not_thought_about() -> None:
 def test_a_waiting_request_is_dropped_when_the_computer_is_not_to_move() -> None:
     """The engine thinks about turn K, turn K' waits; then it is a person's turn: K' is not
     thought about after K (a hint the person asks for would wait behind it)."""
-    pool = FakePool()
-    computer = computer_with(pool)
-    turn, other_view = kalah_turns()
-    computer.tick(1.0, "game", turn, ready=True)
+    pool, computer, turn, other_view = asked_for_a_move()
     computer.tick(1.1, "game", other_view, ready=True)
     persons_turn = turn.copy()
     persons_turn.complete_move(0)
@@ -255,10 +256,7 @@ def test_a_waiting_request_is_dropped_when_the_computer_is_not_to_move() -> None
 def test_after_the_engine_gave_no_move_it_is_asked_again_after_a_while() -> None:
     """An engine's error is told, and the move asked for again ENGINE_RETRY_S later, not at
     every tick (each ask of an engine whose process keeps dying starts a new process)."""
-    pool = FakePool()
-    computer = computer_with(pool)
-    turn, _ = kalah_turns()
-    computer.tick(1.0, "game", turn, ready=True)
+    pool, computer, turn, _ = asked_for_a_move()
     pool.answer(error=RuntimeError("out of memory"))
     computer.tick(2.0, "game", turn, ready=True)
     assert computer.error == "RuntimeError: out of memory"
@@ -273,10 +271,7 @@ def test_after_the_engine_gave_no_move_it_is_asked_again_after_a_while() -> None
 def test_an_answer_for_a_turn_that_is_gone_is_no_move() -> None:
     """The engine answers after the computer's turn was played by hand (its pit never lit):
     the answer is dropped, and nobody is told the computer chose another pit."""
-    pool = FakePool()
-    computer = computer_with(pool)
-    turn = StepFollower.new(Rules.for_variant("kalah", {"pits": 6, "seeds": 3}))
-    computer.tick(1.0, "game", turn, ready=True)
+    pool, computer, turn, _ = asked_for_a_move()
     played = turn.copy()
     played.complete_move(0)  # (3 seeds to pits 1 to 3: player 1 to move)
     pool.answer(4)
@@ -289,10 +284,7 @@ def test_an_engine_process_that_dies_is_asked_again_once_in_a_new_one() -> None:
     """The engine's process dies on a request: it is asked again, once, in a new process;
     when that dies too, the page is told, and the turn asked about again ENGINE_RETRY_S
     later."""
-    pool = FakePool()
-    computer = computer_with(pool)
-    turn, _ = kalah_turns()
-    computer.tick(1.0, "game", turn, ready=True)
+    pool, computer, turn, _ = asked_for_a_move()
     pool.answer(error=BrokenProcessPool("died"))
     computer.tick(2.0, "game", turn, ready=True)
     assert [r.retried for r in pool.requests] == [False, True]
