@@ -137,8 +137,7 @@ PAUSED_SEEDS_WITHIN = 0.25  # a pause this near whole seeds is seeds resting (`_
 PASSED_OVER_COST = 1.0  # a step at a cup's later motion, its earlier one risen (`_passed_over`)
 # A seed lost off the board: rarer than one in the wrong pit (a hop into the next cup among
 # them), which it ties with on the cups until the hand's tempo or its last seed tells them
-# apart (bench humans: 196 seeds in a wrong pit, 49 lost, on games 97 to 300 at 10 SPS: the
-# log of their ratio is 1.4; a round 1, less than MARGIN, so that the tempo still decides)
+# apart; rarer by 1, less than MARGIN, so that the tempo still decides (docs/referee.md)
 LOST_COST = MISTAKE_COST + 1.0
 # A seed lost off the board where its cup struck and fell back since the hand's last step:
 # that is the seed hopping on into another cup (SIMULATION.md's `bounce`: it strikes at 2 to
@@ -150,42 +149,23 @@ STRIKE_SEEDS = 0.3
 # Seeds sown into a cup before it was lifted in the same motion raise it first: a peak under
 # this share of a seed shows none came (`_unseen_rise`)
 UNSEEN_RISE_SEEDS = 0.25
-# A hand that has let its last seed go comes to rest on the cup its next seed is due in hardly
-# ever: it is sowing there. A weight that comes there after the hand's last seed is its seeds
-# (two slipping together), a touch only at this much more (a finger on that cup came before;
-# after a pickup the other hand may rest on the next cup). On 24 bench humans games at 10 SPS:
-# extra seeds flagged in time 0 -> 14 of 21, false flags 6 -> 7 (with no exception for a
-# pickup, 21 of 21 and 19). At 10 SPS only: at 80 SPS the strike tells them apart, and this
-# cost only added false flags there (6 -> 14 on 24 games). A timing prior tuned on the bench,
-# not a law: a person does rest a finger on the cup about to be sown (human.py), mostly put
-# there before the seed before it; on the hand's beat alone (its tempo) it caught 4 of 21.
+# A weight that comes onto the cup a sowing hand's next seed is due in, after its last seed, is
+# its seeds (two slipping together), a touch only at this much more. At 10 SPS only (at 80 SPS
+# the strike tells them apart); a timing prior tuned on the bench, not a law (docs/referee.md)
 NEXT_CUP_TOUCH_COST = 6.0
 LEAN_TOGETHER_S = 0.2  # ... unless another cup began to bear weight with it: a forearm
-# ... and only on a weight that seeds slipping together could be. With the prior a touch
-# (TOUCH_COST + it: 9) loses to two seeds let go (MISTAKE_COST: 6), ties three and beats four
-# (EXTRA_SEED_COST for each past the second), so on more than three and a half seeds it told
-# nothing apart; it only made the hand's seed read under a palm (which it does not price)
-# likelier than the palm alone, and a wrong pickup as the palm lifted (bench humans games 276,
-# 555). (A hand's whole handful let go at once costs MISTAKE_COST whatever it weighs: above
-# this, it now reads as a touch.)
+# ... and only on a weight that seeds slipping together could be: with the prior a touch (9)
+# loses to two seeds let go, ties three and beats four, so above this the prior told nothing
+# apart and only misread a palm (docs/referee.md)
 NEXT_CUP_SEEDS = 3.5
 # -- the search ---------------------------------------------------------------------------------
-# Hypotheses kept. At 12, 8 and 5 on 48 bench humans games (marbles, both rates): the same
-# exact and false flags, flagged in time 131, 132 and 133 of 176. At 5 rather than 12 on all
-# 96: false flags 40 -> 35 (with NEAR_MAX_S 2.5), flagged in time 247 -> 251, the same exact,
-# CPU per frame (congkak 7, 80 SPS) 63 -> 36 us, the longest search 85 -> 36 ms. Most motions
-# have one explanation far ahead: a wider beam mostly carries mistakes nobody made. At 3: as
-# good or better on 95 of the 96 and 28 us, but where the beam loses the truth (game 92,
-# natural seeds at 10 SPS) 15 false flags become 108: a beam that narrow needs a way back to
-# the truth first (the cups at rest against the belief).
+# Hypotheses kept. Most motions have one explanation far ahead: a wider beam mostly carries
+# mistakes nobody made, and one narrower than this needs a way back to the truth first (the
+# cups at rest against the belief) (docs/referee.md)
 BEAM = 5
 # ... and while both hands sow (a simultaneous opening), this many: whose seed was whose makes
 # ties that the cups tell apart only later (a capture, a relay), and a narrow beam kept one of
-# them at random. bench openings (the search), exact of 100 at 5 and 10: 80 SPS 0.125 s a
-# seed 92 -> 99, 10 SPS 0.3 s 95 -> 98, 0.125 s 50 -> 63, 7 pits 80 SPS 98 -> 100, 10 SPS
-# 82 -> 89; bench humans the same. The longest search grew 86 -> 175 ms (10 SPS, 0.125 s).
-# (At 20 it was worse at 10 SPS and 282 ms; the hands' tempo as a prior of whose seed it was
-# made it worse too.)
+# them at random (docs/referee.md)
 OPENING_BEAM = 10
 WORSE = 15.0  # nor any this much less likely than the best
 # Two cups' onsets this close may be in either order: at 10 SPS a reading is the mean of the
@@ -194,67 +174,34 @@ WORSE = 15.0  # nor any this much less likely than the best
 SLACK_S = 0.25
 FAST_SLACK_S = 0.03
 # Steps one motion may explain, with those of near motions: a cup a forearm leans on from
-# before the pickup takes its seed only after the hand has sown on from there (bench humans
-# game 243, expert congkak at 10 SPS: a lean on three cups from 14.6 s, seeds in them at
-# 15.60 to 15.80 s after a pickup and five seeds at cups that began to move later: seven steps;
-# game 259, oware: eight; 436: ten, and the capture). At 6 the first two lost the truth for good
-# (124 and 16 false flags); at 8 on games 97 to 300 the same CPU a frame, and the longest
-# search of the 204 games 24 -> 42 ms (one run); at 12 rather than 8 the same results there,
-# CPU a frame at 80 SPS 30.7 -> 31.2 us (median), the longest search 32 -> 40 ms (another run:
-# the longest moves between runs), and game 436 (62 false flags) followed.
+# before the pickup takes its seed only after the hand has sown on from there (docs/referee.md).
 # (The enumeration follows due steps, at cups that moved: mostly one line, not a tree.) ...
 SEQUENCE_MAX = 12
 # ... with those begun at most this long after it: a grab and the other hand's seed, or a cup
-# that bore a forearm while the hand sowed on and settled only with its own seed (game 17: the
-# due seed 1.3 s after the lean began; at 1.0 s it was a wrong pit). At 2.5 rather than 1.0:
-# the same results and CPU on 24 games at 80 SPS, two false flags fewer on 24 at 10 SPS
+# that bore a forearm as the hand sowed on and settled only with its own seed (docs/referee.md)
 NEAR_MAX_S = 2.5
 # While both hands sow, a motion explains this many steps at most: two hands' steps at near cups
-# make a tree of orders, not a line, and their alternatives crowd the beam (bench openings,
-# 10 SPS 0.125 s a seed: at 12, 98 of 100 and one search of 2.4 s; at 6, 100 of 100 and 82.9 ms)
+# make a tree of orders, not a line, and their alternatives crowd the beam (docs/referee.md)
 OPENING_SEQUENCE_MAX = 6
 # ... and, while one hand sows, at most this many steps fed to follower copies to find them:
-# a lean before a pickup (bench humans 243, 259, 436) fed 41 at the most (436's scenario is
-# followed from 12 on), a knock (every cup moving, every order of the hands' steps a
-# candidate) up to 442, and a search of 117 ms (game 379). (Both hands' orders make a tree:
-# 167 in congkak7_simultaneous_capture_light_press_10sps, bounded by OPENING_SEQUENCE_MAX.)
+# a lean before a pickup feeds a few dozen, a knock (every cup moving, every order of the
+# hands' steps a candidate) hundreds (docs/referee.md)
 SEQUENCE_FEEDS = 64
 # The work of one search (branches scored, and steps fed to follower copies to find them), past
-# which the rest waits for the next frame, in the middle of one motion's explanations too
-# (`Advance`). A unit costs 20 to 160 us of CPU: a branch's fits and ranks, a feed's copy, the
-# most where every cup moved at once (each branch then fits all of them) or both hands sow. Not
-# a bound: the budget is looked at after each branch (a branch's feeds run over it by up to
-# SEQUENCE_FEEDS, and while both hands sow by their tree, OPENING_SEQUENCE_MAX deep), and the
-# search that ends an advance ranks its branches beyond it. At 150 rather than 200 (7 December,
-# bench openings' 7 pits at 10 SPS, the same 30 games run alone, back to back) searches that ran
-# out took 7.6 to 9.0 ms at the median (three runs), against 10.4 and 10.6 ms (two); the
-# longest search no budget holds to a figure on this machine, whose speed changes from minute to
-# minute by more than a quarter: 16.5 to 23.8 ms at 150, 17.7 and 18.6 ms at 200. bench humans'
-# 600 games flag and end exactly alike at either; what is left waits a frame, at 10 SPS 100 ms:
-# the lights' p99 there went from 212 and 216 ms to 218 and 225 ms (80 SPS's as it was). A
-# search does 10 at the median and 92 at the 99th percentile (28,222 searches of 20 bench humans
-# games and 8 expert openings at 10 SPS, measured earlier); what does more is a knock, or both
-# hands sowing into the same cups fast: 4,837 units and 103 ms in one uncut search of bench
-# openings, before the budget.
+# which the rest waits for the next frame, mid-motion too (`Advance`); a unit costs 20 to 160 us
+# of CPU. Not a bound: it is looked at after each branch (docs/referee.md)
 SEARCH_WORK = 150
 SLOW_ONSET_SEEDS = 0.15
 WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the beam (`_rank`)
-# A cup that dipped and came back: seeds lifted and put back, which a hand does hardly
-# ever but to put a mistake right (bench humans game 68: a seed taken back from the wrong pit
-# and the due seed sown there, read as nothing happening to that cup and a seed lost). At
-# 10 SPS a fast hand's seed is out of the cup for two readings at most, and the mean of the
-# last 100 ms shows 0.46 of its fall (game 250: a bounced seed taken back from [1, 1] and the
-# hand's next sown there 0.2 s later). At 0.35 rather than 0.5 (three times the noise, the
-# cups' SIGMA0_SEEDS), on games 97 to 300: false flags 27 -> 18, flagged in time 555 -> 563.
+# A cup that dipped this far and came back: seeds lifted and put back, which a hand does hardly
+# ever but to put a mistake right; three times the cups' noise (SIGMA0_SEEDS) (docs/referee.md)
 DIP_SEEDS = 0.35
 # At 10 SPS the fingers that take a seed back press on the cup as they do, and the mean of
-# 100 ms blurs the seed's absence with them: 0.22 seed (game 242, a bounced seed taken back
-# from [1, 6] and the due one sown there 0.4 s later), while a reading's noise is a hundredth
-# of a seed. At 0.15 on all 600 games: false flags 45 -> 42 (242, 322, 540), nothing else.
+# 100 ms blurs the seed's absence with them, while a reading's noise is a hundredth of a seed
+# (docs/referee.md)
 SLOW_DIP_SEEDS = 0.15
 EMPTIED_SEEDS = 0.5  # a cup settled this far below where it began was lifted (`_emptied`)
-# A cup this far over its seeds' strike bore fingers first (`_made_t`): at 0.35 rather than 0.5,
-# one false flag fewer on games 97 to 300 (288: a flag timed from a brush before its seed)
+# A cup this far over its seeds' strike bore fingers first (`_made_t`) (docs/referee.md)
 BRUSHED_SEEDS = 0.35
 LIFTED_BACK_COST = TOUCH_COST
 FIRST_HANDFUL = 0.2  # of a pit's seeds, at the least, in the first of two handfuls
@@ -263,16 +210,13 @@ RECONSIDER_S = 0.25  # the explanations are weighed again this often while nothi
 STALL_FREE_S = 3.0  # a hand holding seeds may rest this long for nothing (`_stalled`) ...
 STALL_RATE = 0.5  # ... and then costs this much a second ...
 # ... up to this: less than a mistake by more than MARGIN, so that a child's pause of up to 20 s
-# (SIMULATION.md) never makes a mistake nobody made the likelier (bench humans game 30: 15
-# seeds held 15 s, and the pit lifted became one lifted that may not be)
+# (SIMULATION.md) never makes a mistake nobody made the likelier (docs/referee.md)
 STALL_MAX_COST = MISTAKE_COST - MARGIN - 1.0
 # A person sees a red light and puts it right before sowing on, and waits for the other to
 # put theirs right before taking the turn: a hand that sows this long after its own mistake,
 # or lifts a pit to begin its move this long after anyone's, with it still there, costs this
-# much (`_unheeded_step`). At 1.5 rather than 1.0, on bench humans' 600 games: false flags
-# 19 -> 18 (192 and 236 mended, 339 one more), the same mistakes flagged in time. Above
-# LOST_COST's 1.0 over a mistake, a seed left in the wrong pit as the hand sows on no longer
-# ties with a seed lost and its spare.
+# much (`_unheeded_step`): above LOST_COST's 1.0 over a mistake, so that a seed left in the
+# wrong pit as the hand sows on no longer ties with a seed lost and its spare (docs/referee.md)
 HEED_S = 0.8
 UNHEEDED_STEP_COST = 1.5
 UNHEEDED_FREE_S = 10.0  # a mistake may be left as it is this long for nothing (`_unheeded`) ...

@@ -24,21 +24,14 @@ MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a s
 WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from it (`whole`)
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (SIMULATION.md ring)
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only)
-# A hand settling on a cup overshot its weight by 6 % at most in bench humans (143 weights of
-# 1.5 seeds or more at a due cup), seeds let go together by 17 % at least: a touch that struck
-# the cup must fall more than MARGIN (publish.py) behind two seeds let go where one was due
-# (TOUCH_COST + this > MISTAKE_COST + MARGIN, hypotheses.py), or the extra seed waits for its
-# correction to be flagged (at 5: 4 of 25 in bench humans at 80 SPS flagged 1.5 s late, at
-# 7: none)
+# A hand settling on a cup overshoots its weight by 6 % at most, seeds let go together by 17 %
+# at least: a touch that struck the cup must fall more than MARGIN behind two seeds let go where
+# one was due (TOUCH_COST + this > MISTAKE_COST + MARGIN), or the extra seed waits for its
+# correction to be flagged (docs/referee.md)
 STRUCK_TOUCH_COST = 7.0
 # Seeds that come to a cup or leave it in the motion a hand comes to rest on it: a hand does
-# not sow into, or lift from, a cup it is putting its weight on, and a forearm does not come
-# down on a cup just as a seed falls there (nor do the simulator's people: controller/sim/
-# human.py, AFTER_SEED_S). Under a touch of many seeds' weight neither the level nor the
-# strike tells seeds apart (bench humans game 190: a forearm over the cup due next after a
-# 16 s pause read as the seed and the forearm, and a wrong pickup as it lifted). Priced for
-# seeds that came only, a forearm on three cups read as a pickup under it instead (game 180:
-# 55 false flags), so seeds that left pay it too.
+# not sow into, or lift from, a cup it is putting its weight on, and under a touch of many
+# seeds' weight neither the level nor the strike tells seeds apart (docs/referee.md)
 ARRIVED_TOGETHER_COST = 3.0
 
 Touch = tuple[float, float]  # a hand resting on a cup: its grams, and how far they may be off

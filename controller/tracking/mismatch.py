@@ -23,8 +23,7 @@ import math
 from typing import TypeVar
 
 MISMATCH_SEEDS = 0.6  # a cup this many seeds off its count, at the least, does not match
-# (At three, natural seeds tripped it: two light ones read 1.29 seeds, three heavy ones 3.75,
-# four times in 96 bench humans games; a game's cups take a thousand states.)
+# (At three, natural seeds tripped it: a game's cups take a thousand states; docs/referee.md.)
 SPREADS = 5.0
 REST_S = 1.0  # the board still this long before it is weighed against the belief
 

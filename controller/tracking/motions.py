@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from controller.sensing.detect import Onset, Settled
 
 HOLD_S = 0.1  # a motion is final once settled this long (80 SPS)
-# Most cells beginning to move within KNOCK_S of each other are a knock (bench humans game 39:
-# a hand coming to rest on a cup as the table was knocked read as struck)
+# Most cells beginning to move within KNOCK_S of each other are a knock (docs/referee.md)
 KNOCK_S = 0.05
 KNOCK_SHARE = 0.5
 

@@ -7,9 +7,7 @@ weight), and the spread of single seed masses (CV: 3 % for glass marbles, 15 % f
 seeds) from how the start layout's cups differ (session.py).
 
 The spread is not learned from the seeds that land in the game: weighing the search leader's
-seeds that landed alone (one in a motion of their own, no hand resting there, no mistake read)
-made 7 false flags more on the 600 bench humans games (49 -> 56), 2 mistakes more flagged in
-time (1,870 -> 1,872), the same exact (28 November).
+seeds that landed alone made more false flags (docs/referee.md).
 
 >>> seeds = SeedWeights(seed_g=5.0, start_cv=0.03)
 >>> seeds.count(10.2), seeds.cv()

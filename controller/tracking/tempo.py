@@ -22,54 +22,32 @@ from .motions import Motion
 
 TEMPO_SEEDS = 6  # a hand's tempo is the median gap of its last this many seeds ...
 # ... once it has this many gaps in the move: one is some evidence, and a seed lost early in
-# a lap is told from one in the wrong pit by it or not at all (bench humans, games 97 to 300:
-# mistakes flagged in time 563 -> 566 at one rather than two, 569 with the laps before it in
-# the move; measured while laps were still joined in kalah and oware too, which e1b11ab
-# stopped: on all 600 games, 1,868 -> 1,869 with that) ...
+# a lap is told from one in the wrong pit by it or not at all (docs/referee.md) ...
 TEMPO_MIN_GAPS = 1
 # ... but two while both hands sow (`off_beat`): one gap of a hand sowing a seed a reading is
-# no beat to tell whose seed a cup took by (bench openings, 10 SPS 0.125 s a seed, seed 385)
+# no beat to tell whose seed a cup took by (docs/referee.md)
 OFF_BEAT_MIN_GAPS = 2
 # A lap's first seed comes a beat after the hand lifted the pit, and the lift itself: fingers
-# press and raise the seeds from the cup's onset (SIMULATION.md's grab: pressed 0.15 s, lifted
-# over 0.1 s, 0.25 s in all). 0.2 s, a little under it, as a hand may move on while the last
-# seeds leave: modelled on bench humans' ties, 0.1 to 0.3 s told them alike (663 to 680 of
-# 899 right; 629 without the lift's beat, 654 with no allowance for the lift). So a hand's
-# pace is known from its first seed on, and a seed lost second in a lap is told from one in
-# the wrong pit by it (bench humans, 600 games: 179 such ties at a lap's second seed, 81 of
-# them lost seeds, none told before; mistakes flagged in time 1,876 -> 1,914)
+# press and raise the seeds from the cup's onset (SIMULATION.md's grab: 0.25 s in all); a little
+# under it, as a hand may move on while the last seeds leave (docs/referee.md)
 LIFT_S = 0.2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
 TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
 # A move's first seeds go by the hand's tempo in its last move, which is all there is while the
-# move has no gap yet, spread this much (log): a person's pace changes from move to move.
-# SIMULATION.md's people take a new one each move, log-uniform over a range of 2.5 to 7 times
-# (the log of two moves' paces differs by 0.4 to 0.8, one standard deviation), and their beats
-# jitter within a move. A move's first seed lost off the board is told from one in the wrong pit
-# by it or not at all: bench humans, 600 games, 112 such seeds lost, none flagged in time before.
-# At 0.6 mistakes flagged in time 1,947 -> 1,969, false flags 9 -> 10 (game 310: a palm on the
-# due cup as a seed fell in the wrong pit, a wrong pickup ahead of the truth by 0.02); at 0.5,
-# 1,973 and 11 (game 188, a tie by 0.03 as well; measured before the walk and the lift below
-# were mended, which left 1,969 and 10 as they were).
+# move has no gap yet, spread this much (log): a person's pace changes from move to move (in
+# SIMULATION.md the log of two moves' paces differs by 0.4 to 0.8) (docs/referee.md)
 MOVE_TEMPO_SPREAD = 0.6
-# Steps looked back for the hand's last move: a congkak 7 move of relays takes up to 232 (a
-# review's 30 random games; a 9-pit one up to 546), and the walk costs only while a move has
-# no gap of its own.
+# Steps looked back for the hand's last move: a congkak move of relays takes a few hundred,
+# and the walk costs only while a move has no gap of its own (docs/referee.md)
 TEMPO_WALK = 512
 # A pit's lift settles within this of its onset, and this many readings (a grab presses and
-# lifts in 0.25 s; its motion settled 0.19 to 0.40 s after it began at 80 SPS, 0.31 to 0.72 s
-# at 10 SPS, over the humans_* scenarios): a motion begun sooner was a hand resting on the pit
-# first.
+# lifts in 0.25 s): a motion begun sooner was a hand resting on the pit first (docs/referee.md)
 LIFT_MAX_S = 0.4
 LIFT_SETTLE_READINGS = 6
 OFF_BEAT_MAX_COST = 1.0  # a seed off a hand's beat while both hands sow (`off_beat`)
-# A person takes their turn once they have seen the other's last seed fall: they do not lift a
-# pit sooner than this after it (a quarter second is a quick reaction alone; SIMULATION.md's
-# people think 0.6 s at the least, the daemon's virtual hands rest 0.3 s). Quicker, it is the
-# other hand's seed that hopped on, not a pit lifted under it (`HandTempo.hasty_turn`; bench
-# humans game 14: the last seed of a kalah move bounced out of [0, 0] into [0, 1], read as the
-# next player lifting [0, 0] as it landed and sowing [0, 1]; the seed taken back from there, a
-# wrong start).
+# A person takes their turn once they have seen the other's last seed fall: not sooner than this
+# after it (a quarter second is a quick reaction alone). Quicker, it is the other hand's seed
+# that hopped on, not a pit lifted under it (`HandTempo.hasty_turn`; docs/referee.md)
 TURN_MIN_S = 0.25
 HASTY_TURN_COST = 10.0
 
