@@ -29,7 +29,9 @@ least one (at a random move from 1 to 6). Scores:
   a frame.
 
 Progress goes to stderr; the last line is one JSON object. Before it, the figures by profile, by
-rate, and the mistakes flagged in time by rate and kind (`# by kind of mistake`).
+rate, the mistakes flagged in time by rate and kind (`# by kind of mistake`), and by rate, kind
+and class the mistakes not flagged in time and the false flags (`# misses by class`, `# false
+flags by class`: `miss_class`, `false_class`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +55,7 @@ from controller.stats import percentile
 from controller.tracking.session import latencies_ms
 from controller.tracking.verdicts import Flag
 
-from .tracking import ends_exact, flag_delay, run_referee, seen_from, shown_at
+from .tracking import ends_exact, flag_delay, flag_of, run_referee, seen_from, shown_at
 
 PRESETS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("congkak", {"pits": 7}),
@@ -78,6 +82,10 @@ class HumanGame:
     false_flags: int
     mistakes: list[InjectedMistake]
     in_time: list[bool]  # each of `mistakes`: flagged in time?
+    # Each mistake not flagged in time, and each false flag: its kind and class ("seed_lost
+    # renamed late": `miss_class`, `false_class`)
+    misses: list[str] = field(default_factory=list)
+    false: list[str] = field(default_factory=list)
     delays: list[float] = field(default_factory=list)  # seconds, mistakes flagged at all
     latencies: list[float] = field(default_factory=list)
     us_per_frame_cpu: float = 0.0
@@ -147,6 +155,8 @@ def play_game(
     delays = [flag_delay(m, referee, world.landings) for m in player.mistakes]
     window = FLAG_WINDOW_S[rate]
     landings = [(landing.t, landing.place, landing.hand) for landing in world.landings]
+    in_time = [d is not None and d <= window for d in delays]
+    false = _false_flags(referee.flags, player.mistakes, world.landings)
     return HumanGame(
         config=f"{profile} {variant} sps={rate} seed_cv={cv} seed={seed}",
         profile=profile,
@@ -154,9 +164,15 @@ def play_game(
         rate=rate,
         exact=ends_exact(simulation, referee),
         flags=[f.to_json() for f in referee.flags],
-        false_flags=_false_flags(referee.flags, player.mistakes, world.landings),
+        false_flags=len(false),
         mistakes=list(player.mistakes),
-        in_time=[d is not None and d <= window for d in delays],
+        in_time=in_time,
+        misses=[
+            f"{m.kind} {miss_class(m, referee.flags, world.landings)}"
+            for m, flagged in zip(player.mistakes, in_time, strict=True)
+            if not flagged
+        ],
+        false=[f"{flag.kind} {false_class(flag)}" for flag in false],
         delays=[d for d in delays if d is not None and d <= FLAG_SPAN_S],
         latencies=latencies_ms(referee, landings),
         us_per_frame_cpu=us,
@@ -164,7 +180,9 @@ def play_game(
     )
 
 
-def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake], landings: list[Any]) -> int:
+def _false_flags(
+    flags: list[Flag], mistakes: list[InjectedMistake], landings: list[Any]
+) -> list[Flag]:
     """Flags at no mistake's place, or shown long after the board could first show it
     (FLAG_SPAN_S, see `seen_from`), or before it was made: shown as `flag_delay` takes it
     (`shown_at`), not at its `t`, which is when the referee reckons the mistake was made. At
@@ -179,7 +197,31 @@ def _false_flags(flags: list[Flag], mistakes: list[InjectedMistake], landings: l
             at == flag.at and t - 0.05 <= shown <= seen + FLAG_SPAN_S for at, t, seen in made
         )
 
-    return sum(1 for flag in flags if not explained(flag))
+    return [flag for flag in flags if not explained(flag)]
+
+
+def miss_class(mistake: InjectedMistake, flags: list[Flag], landings: list[Any]) -> str:
+    """Why a mistake was not flagged in time: its flag came late, by a rename (`renamed late`:
+    first named another mistake, as a seed lost and the next seed in the wrong pit are until
+    the hand puts it right) or raised late (`raised late`); a flag named another mistake at
+    another place and was never renamed to it (`named otherwise`: shown within FLAG_SPAN_S of
+    the moment the board could show it); or no flag at all (`never`)."""
+    flag = flag_of(mistake, flags, landings)
+    if flag is not None:
+        return "renamed late" if flag.named_t is not None else "raised late"
+    start = seen_from(mistake, landings)
+    if any(start - 0.05 <= shown_at(f) <= start + FLAG_SPAN_S for f in flags):
+        return "named otherwise"
+    return "never"
+
+
+def false_class(flag: Flag) -> str:
+    """What became of a false flag: `withdrawn` (the cups were explained without it),
+    `renamed` (it named another mistake, and that one was no mistake's either) or `raised`
+    (and put right, or left)."""
+    if flag.detail.startswith("withdrawn"):
+        return "withdrawn"
+    return "renamed" if flag.named_t is not None else "raised"
 
 
 def configs(profiles: list[str]) -> list[tuple[str, str, dict[str, Any], int, float, bool]]:
@@ -221,6 +263,8 @@ def main(games: int = 96, profile: str | None = None, verbose: bool = False, fir
     print("# by profile: " + json.dumps(_by(results, lambda r: r.profile)))
     print("# by rate (SPS): " + json.dumps(_by(results, lambda r: str(r.rate), fast_only=False)))
     print("# by kind of mistake: " + json.dumps(by_kind(results)))
+    print("# misses by class: " + json.dumps(by_class(results, lambda r: r.misses)))
+    print("# false flags by class: " + json.dumps(by_class(results, lambda r: r.false)))
     print(json.dumps(summary(results)))
     return 0
 
@@ -230,6 +274,13 @@ def _by(results: list[HumanGame], key: Any, fast_only: bool = True) -> dict[str,
     for r in results:
         groups.setdefault(key(r), []).append(r)
     return {k: summary(v, fast_only) for k, v in sorted(groups.items())}
+
+
+def by_class(results: list[HumanGame], classes: Callable[[HumanGame], list[str]]) -> dict[str, int]:
+    """How many of each class, by rate ("10 SPS seed_lost renamed late"): what kind of miss or
+    false flag the misses and false flags are."""
+    counts = Counter(f"{r.rate} SPS {c}" for r in results for c in classes(r))
+    return dict(sorted(counts.items()))
 
 
 def by_kind(results: list[HumanGame]) -> dict[str, dict[str, int]]:

@@ -157,11 +157,21 @@ def shown_at(flag: Flag) -> float:
 def flag_delay(mistake: InjectedMistake, referee: Tracker, landings: list[Any]) -> float | None:
     """Seconds from the mistake to the first flag of its kind at its place being shown
     (`shown_at`; None: none)."""
+    flag = flag_of(mistake, referee.flags, landings)
+    return None if flag is None else max(0.0, shown_at(flag) - seen_from(mistake, landings))
+
+
+def flag_of(mistake: InjectedMistake, flags: list[Flag], landings: list[Any]) -> Flag | None:
+    """The first flag of the mistake's kind at its place shown once the board could show it
+    (`seen_from`, `shown_at`)."""
     start = seen_from(mistake, landings)
-    for flag in referee.flags:
-        shown = shown_at(flag)
-        if flag.kind == mistake.kind and flag.at == Place(*mistake.at) and shown >= start - 0.05:
-            return max(0.0, shown - start)
+    for flag in flags:
+        if (
+            flag.kind == mistake.kind
+            and flag.at == Place(*mistake.at)
+            and shown_at(flag) >= start - 0.05
+        ):
+            return flag
     return None
 
 

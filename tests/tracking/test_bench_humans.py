@@ -27,8 +27,8 @@ def test_a_flag_counts_as_false_unless_a_mistake_at_its_place_came_just_before()
         _flag("foreign_seed", Place(1, 4), 10.3),  # elsewhere
         _flag("wrong_pit", Place(0, 2), 10.0 + humans.FLAG_SPAN_S + 1),  # long after
     ]
-    assert humans._false_flags(flags, [mistake], []) == 2
-    assert humans._false_flags(flags, [], []) == 4
+    assert len(humans._false_flags(flags, [mistake], [])) == 2
+    assert len(humans._false_flags(flags, [], [])) == 4
 
 
 def test_a_flag_shown_after_its_mistake_is_its_own_whenever_it_reckons_it_was_made() -> None:
@@ -38,9 +38,9 @@ def test_a_flag_shown_after_its_mistake_is_its_own_whenever_it_reckons_it_was_ma
     # before it, it is not.
     mistake = InjectedMistake("wrong_pit", 10.0, Place(0, 2), 0, Place(0, 1))
     flag = Flag(t=9.8, kind="wrong_pit", at=Place(0, 2), expected=[], shown_t=10.3)
-    assert humans._false_flags([flag], [mistake], []) == 0
+    assert len(humans._false_flags([flag], [mistake], [])) == 0
     flag.shown_t = 9.9
-    assert humans._false_flags([flag], [mistake], []) == 1
+    assert len(humans._false_flags([flag], [mistake], [])) == 1
 
 
 def test_a_flag_renamed_to_its_mistake_is_judged_from_the_rename() -> None:
@@ -50,9 +50,9 @@ def test_a_flag_renamed_to_its_mistake_is_judged_from_the_rename() -> None:
     landings = [SimpleNamespace(t=10.5)]
     flag = Flag(t=10.5, kind="seed_lost", at=Place(0, 2), expected=[], shown_t=10.7)
     flag.named_t = 12.0
-    assert humans._false_flags([flag], [mistake], landings) == 0
+    assert len(humans._false_flags([flag], [mistake], landings)) == 0
     flag.named_t = 10.5 + humans.FLAG_SPAN_S + 1.0  # (renamed long after: another problem's)
-    assert humans._false_flags([flag], [mistake], landings) == 1
+    assert len(humans._false_flags([flag], [mistake], landings)) == 1
 
 
 def test_a_seed_lost_is_flagged_in_time_from_the_next_seed_after_a_pause() -> None:
@@ -62,8 +62,8 @@ def test_a_seed_lost_is_flagged_in_time_from_the_next_seed_after_a_pause() -> No
     mistake = InjectedMistake("seed_lost", 10.0, Place(0, 2), 0, Place(0, 2))
     landings = [SimpleNamespace(t=9.0), SimpleNamespace(t=19.0)]
     flag = _flag("seed_lost", Place(0, 2), 19.2)
-    assert humans._false_flags([flag], [mistake], landings) == 0
-    assert humans._false_flags([flag], [mistake], []) == 1  # (timed from the loss itself)
+    assert len(humans._false_flags([flag], [mistake], landings)) == 0
+    assert len(humans._false_flags([flag], [mistake], [])) == 1  # (timed from the loss itself)
 
 
 def test_a_flag_renamed_to_the_mistake_counts_from_the_rename() -> None:
@@ -77,6 +77,49 @@ def test_a_flag_renamed_to_the_mistake_counts_from_the_rename() -> None:
     assert humans.flag_delay(mistake, referee, landings) == pytest.approx(0.2)
     flag.named_t = 12.0
     assert humans.flag_delay(mistake, referee, landings) == pytest.approx(1.5)
+
+
+def test_a_miss_is_classed_by_what_its_flag_did() -> None:
+    # A seed lost for [0, 2] at 10 s, the next seed in [0, 3] at 10.5 s.
+    mistake = InjectedMistake("seed_lost", 10.0, Place(0, 2), 0, Place(0, 2))
+    landings = [SimpleNamespace(t=10.5)]
+    lost = Flag(t=10.5, kind="seed_lost", at=Place(0, 2), expected=[], shown_t=10.7)
+    assert humans.miss_class(mistake, [lost], landings) == "raised late"
+    lost.named_t = 11.7  # (flagged as the next seed in the wrong pit, renamed at the spare)
+    assert humans.miss_class(mistake, [lost], landings) == "renamed late"
+    stray = Flag(t=10.5, kind="wrong_pit", at=Place(0, 3), expected=[], shown_t=10.7)
+    assert humans.miss_class(mistake, [stray], landings) == "named otherwise"
+    stray.shown_t = 10.5 + humans.FLAG_SPAN_S + 1.0  # (long after: another problem's)
+    assert humans.miss_class(mistake, [stray], landings) == "never"
+    assert humans.miss_class(mistake, [], landings) == "never"
+
+
+def test_a_false_flag_is_classed_by_what_became_of_it() -> None:
+    flag = _flag("extra_seed", Place(0, 2), 10.0)
+    assert humans.false_class(flag) == "raised"
+    flag.named_t = 11.0
+    assert humans.false_class(flag) == "renamed"
+    flag.detail = "withdrawn: the cups are explained without it"
+    assert humans.false_class(flag) == "withdrawn"
+
+
+def test_misses_and_false_flags_are_counted_by_rate_and_class() -> None:
+    def game(rate: int, misses: list[str], false: list[str]) -> humans.HumanGame:
+        return humans.HumanGame(
+            "", "child", "oware", rate, True, [], len(false), [], [], misses=misses, false=false
+        )
+
+    games = [
+        game(10, ["seed_lost renamed late", "extra_seed never"], []),
+        game(10, ["seed_lost renamed late"], ["extra_seed withdrawn"]),
+        game(80, ["seed_lost renamed late"], []),
+    ]
+    assert humans.by_class(games, lambda r: r.misses) == {
+        "10 SPS extra_seed never": 1,
+        "10 SPS seed_lost renamed late": 2,
+        "80 SPS seed_lost renamed late": 1,
+    }
+    assert humans.by_class(games, lambda r: r.false) == {"10 SPS extra_seed withdrawn": 1}
 
 
 @pytest.fixture
