@@ -37,9 +37,10 @@ TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COS
 # move has no gap yet, spread this much (log): a person's pace changes from move to move (in
 # SIMULATION.md the log of two moves' paces differs by 0.4 to 0.8) (docs/referee.md)
 MOVE_TEMPO_SPREAD = 0.6
-# Steps looked back for the hand's last move: a congkak move of relays takes a few hundred,
-# and the walk costs only while a move has no gap of its own (docs/referee.md)
-TEMPO_WALK = 512
+# Steps looked back for the hand's last move, past the other hand's whole move: a congkak move
+# of relays takes up to 232 steps with 7 pits and 546 with 9; beyond this the move's first
+# seeds have no beat. The walk costs only while a move has no gap of its own (docs/referee.md)
+TEMPO_WALK = 1024
 # A pit's lift settles within this of its onset, and this many readings (a grab presses and
 # lifts in 0.25 s): a motion begun sooner was a hand resting on the pit first (docs/referee.md)
 LIFT_MAX_S = 0.4

@@ -125,6 +125,17 @@ def test_the_last_moves_beat_is_found_past_its_captures_and_an_extra_turn() -> N
     assert tempo.last_move_beat(_chain(LAST_MOVE_STEPS[:1]), player=0) is None  # (none)
 
 
+def test_the_last_moves_beat_is_found_past_a_long_move_of_the_other_hand() -> None:
+    """Between the hand's last move and this one the other hand sowed 546 steps (a congkak
+    move of relays with 9 pits did, in a review's random games): the walk back reaches the
+    hand's last seeds past them (TEMPO_WALK), and its first seed is priced by their beat.
+    (At 512 it stopped short, and the move's first seed lost off the board had no beat.)"""
+    long_move = [(Step.sow(1, Place(1, 2)), 5)] * 545
+    steps = [*LAST_MOVE_STEPS[:5], *long_move, LAST_MOVE_STEPS[6]]
+    tempo = HandTempo(LAST_MOVE, relays=False, sample_s=0.0125)
+    assert tempo.last_move_beat(_chain(steps), player=0) == 0.5
+
+
 def test_a_lift_after_a_hand_rested_on_the_pit_is_timed_from_its_settling() -> None:
     """A palm rested on the pit from 7 s: the pickup's motion began then and settled at
     10.3 s as the pit was lifted at 10 s. The lift is taken LIFT_MAX_S and six readings before
