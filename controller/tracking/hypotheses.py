@@ -174,7 +174,8 @@ WORSE = 15.0  # nor any this much less likely than the best
 SLACK_S = 0.25
 FAST_SLACK_S = 0.03
 # Steps one motion may explain, with those of near motions: a cup a forearm leans on from
-# before the pickup takes its seed only after the hand has sown on from there (docs/referee.md).
+# before the pickup takes its seed only after the hand has sown on from there (seven to ten
+# steps, and a capture, in bench humans; docs/referee.md).
 # (The enumeration follows due steps, at cups that moved: mostly one line, not a tree.) ...
 SEQUENCE_MAX = 12
 # ... with those begun at most this long after it: a grab and the other hand's seed, or a cup
@@ -197,8 +198,8 @@ WAITING_MAX_COST = MISTAKE_COST  # a settled motion waiting to be scored, in the
 # ever but to put a mistake right; three times the cups' noise (SIGMA0_SEEDS) (docs/referee.md)
 DIP_SEEDS = 0.35
 # At 10 SPS the fingers that take a seed back press on the cup as they do, and the mean of
-# 100 ms blurs the seed's absence with them, while a reading's noise is a hundredth of a seed
-# (docs/referee.md)
+# 100 ms blurs the seed's absence with them (to 0.22 seed in bench humans), while a reading's
+# noise is a hundredth of a seed (docs/referee.md)
 SLOW_DIP_SEEDS = 0.15
 EMPTIED_SEEDS = 0.5  # a cup settled this far below where it began was lifted (`_emptied`)
 # A cup this far over its seeds' strike bore fingers first (`_made_t`) (docs/referee.md)

@@ -24,10 +24,10 @@ MIN_TOUCH_G = 8.0  # a finger weighs 10 g at the least (SIMULATION.md), less a s
 WHOLE_Z = 2.5  # a change may be a whole number of seeds this many spreads from it (`whole`)
 LET_GO_RING = 0.1  # seeds strike the cup at this much over their weight (SIMULATION.md ring)
 NO_STRIKE_COST = 2.0  # seeds let go that did not strike the cup (80 SPS only)
-# A hand settling on a cup overshoots its weight by 6 % at most, seeds let go together by 17 %
-# at least: a touch that struck the cup must fall more than MARGIN behind two seeds let go where
-# one was due (TOUCH_COST + this > MISTAKE_COST + MARGIN), or the extra seed waits for its
-# correction to be flagged (docs/referee.md)
+# A hand settling on a cup overshot its weight by 6 % at most, seeds let go together by 17 %
+# at least (143 weights in bench humans): a touch that struck the cup must fall more than
+# MARGIN behind two seeds let go where one was due (TOUCH_COST + this > MISTAKE_COST + MARGIN),
+# or the extra seed waits for its correction to be flagged (docs/referee.md)
 STRUCK_TOUCH_COST = 7.0
 # Seeds that come to a cup or leave it in the motion a hand comes to rest on it: a hand does
 # not sow into, or lift from, a cup it is putting its weight on, and under a touch of many

@@ -23,7 +23,8 @@ import math
 from typing import TypeVar
 
 MISMATCH_SEEDS = 0.6  # a cup this many seeds off its count, at the least, does not match
-# (At three, natural seeds tripped it: a game's cups take a thousand states; docs/referee.md.)
+# ... nor one within this many spreads of it: at three, the thousand cup states of a game
+# tripped it on natural seeds (two light seeds read 1.29, three heavy ones 3.75; docs/referee.md)
 SPREADS = 5.0
 REST_S = 1.0  # the board still this long before it is weighed against the belief
 

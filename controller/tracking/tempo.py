@@ -32,10 +32,11 @@ OFF_BEAT_MIN_GAPS = 2
 # under it, as a hand may move on while the last seeds leave (docs/referee.md)
 LIFT_S = 0.2
 TEMPO_SPREAD = 0.35  # how a hand's gaps spread about it (log): jitter 30 %, and pauses ...
-TEMPO_MAX_COST = 6.0  # ... so that a pause costs a mistake at most (MISTAKE_COST)
+TEMPO_MAX_COST = 6.0  # ... so that a pause costs half a mistake at most (`off_tempo`: 0.5 z²)
 # A move's first seeds go by the hand's tempo in its last move, which is all there is while the
 # move has no gap yet, spread this much (log): a person's pace changes from move to move (in
-# SIMULATION.md the log of two moves' paces differs by 0.4 to 0.8) (docs/referee.md)
+# SIMULATION.md the log of two moves' paces differs by 0.4 to 0.8, one standard deviation)
+# (docs/referee.md)
 MOVE_TEMPO_SPREAD = 0.6
 # Steps looked back for the hand's last move, past the other hand's whole move: a congkak move
 # of relays takes up to 232 steps with 7 pits and 546 with 9; beyond this the move's first

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from controller.bench.tracking import shown_at
 from controller.sim import load_scenario
 from controller.simulate import report, run_simulation
 
@@ -30,37 +31,45 @@ def _open(name: str, window: tuple[float, float], flags: list[Any], why: str) ->
 
 
 CASES = [
-    # Oware at 80 SPS (bench game 310, an adult): [0, 1] lifted at 551.75 s, its first seed,
+    # Oware at 80 SPS (bench game 310, an adult): [0, 1] lifted at 551.75 s, its only seed,
     # due in [0, 2], falls into [0, 3] at 552.31 s, and a palm of 52 g settles on [0, 2] at
-    # once. Today a wrong pickup is flagged at [0, 1] first, and withdrawn 0.75 s later.
+    # once. Today a wrong pickup is flagged at [0, 1] first (its light on from 552.51 to
+    # 552.69 s), then the wrong pit, in time. It must be shown by 552.81 s (0.5 s at 80 SPS).
     _open(
         "humans_oware_80sps_palm_on_the_due_cup_as_a_seed_goes_astray",
         (551.0, 555.0),
-        [("wrong_pit", [0, 3])],
+        [("wrong_pit", [0, 3], 552.81)],
         "a pit lifted wrong and the seed in the wrong pit tie within 0.01 as the palm rests",
     ),
     # Congkak 7 at 10 SPS, natural seeds (bench game 244, an expert): [0, 5] lifted at
     # 169.75 s, a finger of 12 g rests on the store from 169.79 s for 1.4 s, and two seeds
     # fall together into [0, 6] at 170.14 s (one taken back at 171.14 s and sown into the
-    # store). Today seeds are flagged in the store first (`foreign_seed`), and withdrawn.
+    # store). Today seeds are flagged in the store first (`foreign_seed`), and withdrawn; the
+    # extra seed is flagged only at 171.64 s, put right by then. It must be shown by 171.14 s
+    # (1.0 s at 10 SPS). (Cut from the bench game, the scenario's sensors differ a little
+    # before: it flags the extra seed at [0, 1] at 77 s, which the bench game never did.)
     _open(
         "humans_congkak7_10sps_finger_on_the_store_as_two_seeds_fall",
         (169.0, 172.0),
-        [("extra_seed", [0, 6])],
+        [("extra_seed", [0, 6], 171.14)],
         "two seeds in [0, 6] and a finger on the store tie with seeds in the store",
     ),
 ]
 
 
 @pytest.mark.parametrize(("name", "window", "flags"), CASES)
-def test_only_the_mistake_made_is_flagged(
+def test_only_the_mistake_made_is_flagged_and_in_time(
     name: str, window: tuple[float, float], flags: list[Any]
 ) -> None:
-    """The flags raised in the case's window, once the run has ended exact, are the mistake's."""
+    """The flags raised in the case's window, once the run has ended exact, are the mistake's
+    (kind, place), each shown (`shown_at`, as the bench takes it) by its time."""
     simulation, referee = run_simulation(load_scenario(OPEN / f"{name}.json"))
     result = report(simulation, referee)
     if any(result["belief"][k] != result["truth"][k] for k in ("pits", "stores", "hand")):
         pytest.fail("the run did not end exact")  # (no AssertionError: a failure, not the xfail)
     since, until = window
-    raised = [(f["kind"], f["at"]) for f in result["flags"] if since <= f["t"] <= until]
-    assert raised == flags
+    raised = [f for f in referee.flags if since <= f.t <= until]
+    assert [(f.kind, f.at.to_json() if f.at else None) for f in raised] == [
+        (kind, at) for kind, at, _ in flags
+    ]
+    assert all(shown_at(f) <= by for f, (_, _, by) in zip(raised, flags, strict=True))
