@@ -305,9 +305,7 @@ class Tracker:
         rate_sps = cells[0].rate_sps if cells else 80.0
         self.sensors = SensorWatch(len(cells), rate_sps)
         self.sample_s = 1.0 / rate_sps  # (an onset is known to a sample: `off_beat`)
-        self.tempo = HandTempo(
-            self.motions, self.rules.options.laps == "relay", self.sample_s, self._seed_t
-        )
+        self.tempo = HandTempo(self.motions, self.rules.options.laps == "relay", self.sample_s)
         # `_fitted` and `_leaned`, for the search under way (the motions may move on after it)
         self.fits: dict[tuple[Any, ...], Fitted] = {}
         self.leans: dict[int, bool] = {}
@@ -890,7 +888,7 @@ class Tracker:
             held = self._in_hand(hyp, player)
             prior = self._let_go_cost(held, change, 0) if change > 0 else MISTAKE_COST
             if player is not None and change > 0:
-                prior += self.tempo.off_tempo(hyp.last, player, self._seed_t(index), beats=1)
+                prior += self.tempo.off_tempo(hyp.last, player, motion.onset_t, beats=1)
             yield from self._scored(hyp, index, motion, hyp.game, (), ledger, prior)
         yield from self._lost(hyp, index, motion, place)
 
@@ -919,7 +917,7 @@ class Tracker:
                 lost = Entry(self.cell_of[due.at], -1, "seed_lost", due.player, index)
                 ledger = (*hyp.ledger, lost)
                 prior = LOST_COST + self.tempo.off_tempo(
-                    hyp.last, due.player, self._seed_t(index), beats=2
+                    hyp.last, due.player, motion.onset_t, beats=2
                 )
                 if self._struck(hyp, due, index):
                     prior += STRUCK_LOST_COST
@@ -1240,14 +1238,6 @@ class Tracker:
         return [s for s in game.expected() if s.at == place]
 
     # -- what the leader says -------------------------------------------------------------------
-
-    def _seed_t(self, index: int) -> float:
-        """When the seed read from this motion came, for the hands' tempo: at 80 SPS as its
-        mistake would be timed (`_made_t`: where fingers brushed the cup first, they began the
-        motion; bench humans game 192, a lap's beat read 0.19 s short from the brush). At
-        10 SPS its onset: `_made_t` there times every motion from its settling, and the beat
-        was not tried so."""
-        return self.motions[index].onset_t if self.slow else self._made_t(index)
 
     def _made_t(self, index: int) -> float:
         """When a mistake read from this motion was made: its onset, unless something else

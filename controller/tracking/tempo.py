@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
 
 from controller.rules import Place, StepKind
 
@@ -129,21 +128,11 @@ def takes_turn(last: Taken | None, player: int) -> bool:
 
 
 class HandTempo:
-    """The hands' tempo along a hypothesis's steps: each seed's time is when it came
-    (`seed_t`: its motion's onset, or later where fingers brushing the cup began the motion).
-    Where laps relay, a relay lifts the pit its last seed fell in and sows on at the same
-    pace."""
+    """The hands' tempo along a hypothesis's steps: each step's onset is its motion's. Where
+    laps relay, a relay lifts the pit its last seed fell in and sows on at the same pace."""
 
-    def __init__(
-        self,
-        motions: list[Motion],
-        relays: bool,
-        sample_s: float,
-        seed_t: Callable[[int], float] | None = None,
-    ) -> None:
+    def __init__(self, motions: list[Motion], relays: bool, sample_s: float) -> None:
         self.motions = motions
-        # When the seed read from a motion came (its onset by default)
-        self.seed_t = seed_t or (lambda index: motions[index].onset_t)
         self.relays = relays
         self.sample_s = sample_s  # (an onset is known to a reading)
 
@@ -169,7 +158,7 @@ class HandTempo:
                 laps.append([])
                 lifted = None
             if step.kind is StepKind.SOW:
-                laps[-1].append(self.seed_t(index))
+                laps[-1].append(self.motions[index].onset_t)
                 continue
             if step.kind is StepKind.PICKUP and laps[-1]:
                 # (`node` is now the step before the pickup: its seed, if a relay's)

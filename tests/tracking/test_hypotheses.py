@@ -301,13 +301,6 @@ FLAGS: dict[str, list[tuple[str, list[Any]]]] = {
         ("extra_seed", [1, 2]),
         ("extra_seed", [1, 3]),
     ],
-    "humans_oware_80sps_brush_before_a_laps_first_seed": [
-        ("seed_lost", [1, 0]),
-        ("extra_seed", [1, 1]),
-        ("seed_lost", [1, 3]),
-        ("wrong_pit", [1, 5]),
-        ("seed_lost", [1, 5]),
-    ],
 }
 SCENARIO_FILES = sorted(p.stem for p in SCENARIOS.glob("*.json"))
 

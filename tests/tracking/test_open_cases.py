@@ -2,8 +2,9 @@
 
 Each case says what a referee should do there and is a strict xfail: the day the referee does
 it, the test fails here and the case moves to the tests that keep it right. docs/referee.md
-("Where the misses are") says why each is hard: in both, explanations that the cups tell apart
-only later tie when the flag is raised, and the leader names the wrong one for a moment.
+("Where the misses are") says why each is hard: in the first two, explanations that the cups
+tell apart only later tie when the flag is raised, and the leader names the wrong one for a
+moment; in the third, the hand's beat is read from a brush.
 """
 
 from __future__ import annotations
@@ -53,6 +54,18 @@ CASES = [
         (169.0, 172.0),
         [("extra_seed", [0, 6], 171.14)],
         "two seeds in [0, 6] and a finger on the store tie with seeds in the store",
+    ),
+    # Oware at 80 SPS, natural seeds (bench game 192, a visitor): [1, 3] lifted at 352.91 s,
+    # fingers brush [1, 4] at 353.39 s and the lap's first seed falls there at 353.60 s; the
+    # seed due in [1, 5] falls off the board at 354.21 s, and the next lands in [0, 0] at
+    # 355.00 s. Timed from the brush, the lap's beat reads 0.28 s and the next seed comes 5.7
+    # beats after the last, where one beat and two cost the same: the seed lost is named a
+    # wrong pit until the spare comes, at 356.22 s. It must be named by 355.5 s.
+    _open(
+        "humans_oware_80sps_brush_before_a_laps_first_seed",
+        (354.0, 357.5),
+        [("seed_lost", [1, 5], 355.5)],
+        "a brush began the lap's first seed's motion, and the beat from it is too short",
     ),
 ]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from controller.rules import Place, Step
 from controller.tracking.explanation import Taken
 from controller.tracking.motions import Motion
@@ -136,19 +134,6 @@ def test_the_last_moves_beat_is_found_past_a_long_move_of_the_other_hand() -> No
     steps = [*LAST_MOVE_STEPS[:5], *long_move, LAST_MOVE_STEPS[6]]
     tempo = HandTempo(LAST_MOVE, relays=False, sample_s=0.0125)
     assert tempo.last_move_beat(_chain(steps), player=0) == 0.5
-
-
-def test_a_seeds_time_is_when_it_came_not_when_fingers_first_moved_its_cup() -> None:
-    """A lap's first seed, whose cup began to move at 0.75 s under fingers brushing it, came at
-    1.05 s: given when each seed came (`seed_t`), the lap's beat from the lift (lifted at 0 s,
-    `LIFT_S` 0.2) is the seed's 0.85 s, not the brush's 0.55 s (bench humans game 192)."""
-    last = _chain(LAST_MOVE_STEPS[:2])
-    times, beat = HandTempo(LAST_MOVE, relays=False, sample_s=0.0125).laps(last, player=0)
-    assert times == [0.75] and beat == pytest.approx(0.55)
-    came = {1: 1.05}
-    tempo = HandTempo(LAST_MOVE, False, 0.0125, lambda k: came.get(k, LAST_MOVE[k].onset_t))
-    times, beat = tempo.laps(last, player=0)
-    assert times == [1.05] and beat == pytest.approx(0.85)
 
 
 def test_a_lift_after_a_hand_rested_on_the_pit_is_timed_from_its_settling() -> None:
