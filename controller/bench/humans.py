@@ -203,9 +203,11 @@ def _false_flags(
 def miss_class(mistake: InjectedMistake, flags: list[Flag], landings: list[Any]) -> str:
     """Why a mistake was not flagged in time: its flag came late, by a rename (`renamed late`:
     first named another mistake, as a seed lost and the next seed in the wrong pit are until
-    the hand puts it right) or raised late (`raised late`); a flag named another mistake at
-    another place and was never renamed to it (`named otherwise`: shown within FLAG_SPAN_S of
-    the moment the board could show it); or no flag at all (`never`)."""
+    the hand puts it right) or raised late (`raised late`); no flag of its kind at its place,
+    but some flag shown within FLAG_SPAN_S of the moment the board could show it (`named
+    otherwise`: mostly one that named it another mistake at another place, and may be another
+    mistake's); or no flag near it at all (`never`). (The flag of its kind at its place is
+    looked for again here, as `flag_delay` did: a few flags a game.)"""
     flag = flag_of(mistake, flags, landings)
     if flag is not None:
         return "renamed late" if flag.named_t is not None else "raised late"
